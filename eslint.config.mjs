@@ -1,0 +1,31 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["**/dist/**", "**/node_modules/**", "packages/store/src/generated/**", "coverage/**", "test-output/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-explicit-any": "off",
+    },
+  },
+  {
+    // The pure domain package must stay free of infrastructure (STYLE.md).
+    files: ["packages/core/src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: ["@prisma/*", "bullmq", "ioredis", "express", "winston", "@svc/store", "@svc/queue"] },
+      ],
+      "no-restricted-properties": ["error", { object: "process", property: "env" }],
+    },
+  },
+  {
+    files: ["scripts/**/*.js", "**/*.cjs"],
+    languageOptions: { globals: { require: "readonly", module: "writable", __dirname: "readonly", process: "readonly", console: "readonly" } },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+);

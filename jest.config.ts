@@ -1,0 +1,23 @@
+/** @jest-config-loader ts-node */
+/** @jest-config-loader-options {"transpileOnly": true} */
+import type { Config } from "jest";
+
+// One jest run covers every workspace. Tests import workspace packages from source (no build
+// step), transpiled by swc; `npm run typecheck` is where types are checked.
+const config: Config = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/apps", "<rootDir>/packages", "<rootDir>/test"],
+  testMatch: ["**/*.test.ts"],
+  transform: {
+    "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }],
+  },
+  moduleNameMapper: {
+    "^@svc/(core|config|store|queue|engine|testkit)$": "<rootDir>/packages/$1/src",
+    "^@svc/(api|worker|svcctl)$": "<rootDir>/apps/$1/src",
+  },
+  testPathIgnorePatterns: ["/node_modules/", "/dist/"],
+  maxWorkers: 2,
+  testTimeout: 30000,
+};
+
+export default config;
