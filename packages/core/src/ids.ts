@@ -1,0 +1,73 @@
+import { randomBytes } from "node:crypto";
+
+// Prefixed, sortable, opaque ids (DECISIONS "Names and ids"): `<prefix>_<ULID>`. Monotonic within
+// one process so ids minted in the same millisecond still sort in creation order.
+
+export const ID_PREFIX = {
+  event: "evt",
+  message: "msg",
+  digest: "dig",
+  approval: "apr",
+  broadcast: "brd",
+  apiKey: "key",
+  recipient: "rcp",
+  attempt: "att",
+  ledger: "cns",
+  callback: "cbk",
+  inbound: "inb",
+  reviewLink: "rvl",
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+let lastTime = -1;
+let lastRandom: Uint8Array = new Uint8Array(10);
+
+function encodeTime(ms: number): string {
+  let out = "";
+  for (let i = 0; i < 10; i++) {
+    out = CROCKFORD[ms % 32] + out;
+    ms = Math.floor(ms / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  // 80 bits -> 16 base32 characters.
+  let bits = 0n;
+  for (const b of bytes) bits = (bits << 8n) | BigInt(b);
+  let out = "";
+  for (let i = 0; i < 16; i++) {
+    out = CROCKFORD[Number(bits & 31n)] + out;
+    bits >>= 5n;
+  }
+  return out;
+}
+
+function increment(bytes: Uint8Array): Uint8Array {
+  const next = Uint8Array.from(bytes);
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i]! < 255) {
+      next[i]!++;
+      return next;
+    }
+    next[i] = 0;
+  }
+  return next;
+}
+
+export function ulid(now: number = Date.now()): string {
+  if (now <= lastTime) {
+    lastRandom = increment(lastRandom);
+    now = lastTime;
+  } else {
+    lastTime = now;
+    lastRandom = new Uint8Array(randomBytes(10));
+  }
+  return encodeTime(now) + encodeRandom(lastRandom);
+}
+
+export function newId(kind: IdKind, now?: number): string {
+  return `${ID_PREFIX[kind]}_${ulid(now)}`;
+}
