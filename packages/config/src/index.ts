@@ -1,0 +1,10 @@
+export * from "./config-error";
+export * from "./schema";
+export * from "./channels-schema";
+export * from "./env-overrides";
+export * from "./read-config-file";
+export * from "./load-config";
+export * from "./secrets";
+export * from "./describe-config";
+export { isIanaTimeZone } from "./formats";
+export { looksLikeSecretKey } from "./secret-keys";

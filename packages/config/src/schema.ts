@@ -1,0 +1,158 @@
+// The whole configuration (SPEC 2.12, DECISIONS "Configuration"). Every object is strict, so a typo
+// is an error, and every default lives here. `prefault({})` runs a missing section through its
+// schema so the inner defaults apply.
+import { z } from "zod";
+import { channelsSchema } from "./channels-schema";
+import { clockTime, httpUrl, ianaTimeZone, positiveInt, probability, urlWith } from "./formats";
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+export const WORKER_QUEUES = [
+  "ingest",
+  "policy",
+  "delivery",
+  "digests",
+  "screening",
+  "callbacks",
+  "scheduler",
+] as const;
+export type WorkerQueue = (typeof WORKER_QUEUES)[number];
+
+export const LOG_LEVELS = ["error", "warn", "info", "http", "verbose", "debug", "silly"] as const;
+
+const apiSchema = z.strictObject({
+  host: z.string().min(1).default("0.0.0.0"),
+  port: z.number().int().min(0).max(65535).default(8080),
+  // Stored without a trailing slash so links are built as `${public_url}/review/...`.
+  public_url: httpUrl
+    .transform((url) => url.replace(/\/+$/, ""))
+    .nullable()
+    .default(null),
+  max_body_bytes: positiveInt.default(256 * KiB),
+  max_broadcast_body_bytes: positiveInt.default(8 * MiB),
+  rate_limit: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      per_second: positiveInt.default(1000),
+      burst: positiveInt.default(2000),
+    })
+    .prefault({}),
+});
+
+const databaseSchema = z.strictObject({
+  url: urlWith("postgresql", "postgres").default("postgresql://postgres@127.0.0.1:5432/svc"),
+  auto_migrate: z.boolean().default(true),
+});
+
+const redisSchema = z.strictObject({
+  url: urlWith("redis", "rediss").default("redis://127.0.0.1:6379"),
+  prefix: z.string().regex(/^\S+$/, { error: "expected a non-empty prefix without spaces" }).default("svc"),
+});
+
+const workerSchema = z.strictObject({
+  embedded: z.boolean().default(true),
+  concurrency: z
+    .strictObject({
+      ingest: positiveInt.default(20),
+      policy: positiveInt.default(20),
+      delivery: positiveInt.default(50),
+      digests: positiveInt.default(5),
+      screening: positiveInt.default(10),
+      callbacks: positiveInt.default(10),
+      scheduler: positiveInt.default(1),
+    })
+    .prefault({}),
+  max_attempts: positiveInt.default(8),
+  max_defer_seconds: positiveInt.default(86400),
+  // A `sending` claim older than this is taken over by a retry or a sweep (DECISIONS "Channels").
+  lease_seconds: positiveInt.default(300),
+});
+
+const policySchema = z.strictObject({
+  quiet_hours: z
+    .strictObject({ start: clockTime.default("22:00"), end: clockTime.default("08:00") })
+    .prefault({}),
+  default_timezone: ianaTimeZone.default("UTC"),
+});
+
+const approvalsSchema = z.strictObject({
+  max_pending_per_agent: positiveInt.default(100),
+  callback_url: httpUrl.nullable().default(null),
+});
+
+const screeningSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    adapter: z.enum(["http", "openai"]).default("http"),
+    url: httpUrl.nullable().default(null),
+    model: z.string().min(1).nullable().default(null),
+    hold_above: probability.default(0.5),
+    min_confidence: probability.default(0.6),
+    on_error: z.enum(["hold", "send"]).default("hold"),
+    timeout_ms: positiveInt.default(3000),
+  })
+  .superRefine((screening, ctx) => {
+    if (!screening.enabled) return;
+    if (screening.url === null)
+      ctx.addIssue({ code: "custom", path: ["url"], message: "required when screening is enabled" });
+    if (screening.adapter === "openai" && screening.model === null) {
+      ctx.addIssue({ code: "custom", path: ["model"], message: "required for the openai adapter" });
+    }
+  });
+
+const aiSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    base_url: httpUrl.nullable().default(null),
+    model: z.string().min(1).nullable().default(null),
+    timeout_ms: positiveInt.default(10000),
+    max_tokens: positiveInt.default(800),
+  })
+  .superRefine((ai, ctx) => {
+    if (!ai.enabled) return;
+    if (ai.base_url === null)
+      ctx.addIssue({ code: "custom", path: ["base_url"], message: "required when ai is enabled" });
+    if (ai.model === null)
+      ctx.addIssue({ code: "custom", path: ["model"], message: "required when ai is enabled" });
+  });
+
+const complianceSchema = z.strictObject({
+  us_texting_rules: z.boolean().default(false),
+  sms_channels: z.array(z.string().min(1)).default(() => []),
+  unknown_state: z.enum(["strict", "federal"]).default("strict"),
+});
+
+const logSchema = z.strictObject({
+  level: z.enum(LOG_LEVELS).default("info"),
+});
+
+export const configSchema = z
+  .strictObject({
+    api: apiSchema.prefault({}),
+    database: databaseSchema.prefault({}),
+    redis: redisSchema.prefault({}),
+    worker: workerSchema.prefault({}),
+    policy: policySchema.prefault({}),
+    approvals: approvalsSchema.prefault({}),
+    screening: screeningSchema.prefault({}),
+    ai: aiSchema.prefault({}),
+    compliance: complianceSchema.prefault({}),
+    channels: channelsSchema,
+    log: logSchema.prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    // A misspelt text channel here would silently switch the US texting rules off for the real one.
+    config.compliance.sms_channels.forEach((name, index) => {
+      if (!Object.hasOwn(config.channels, name)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["compliance", "sms_channels", index],
+          message: `channel "${name}" is not configured`,
+        });
+      }
+    });
+  });
+
+/** The validated configuration as written (file + environment + defaults), without secrets. */
+export type ConfigValues = z.output<typeof configSchema>;
