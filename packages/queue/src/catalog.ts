@@ -1,0 +1,94 @@
+import type { JobsOptions } from "bullmq";
+
+// The typed job catalog (Immich-style): job name -> queue, payload (ids only; handlers re-read
+// the rows) and default options. Producers and workers both read it, so they cannot disagree.
+
+export const QUEUE_NAMES = ["ingest", "policy", "delivery", "digests", "screening", "callbacks", "scheduler"] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
+
+export interface JobPayloads {
+  "ingest-event": { eventId: string };
+  "apply-policy": { eventId: string; ruleKey: string };
+  "deliver-message": { messageId: string; generation: number };
+  "close-digest": { digestId: string };
+  "screen-message": { messageId: string };
+  "send-callback": { callbackId: string };
+  sweep: { sweep: string };
+}
+export type JobName = keyof JobPayloads;
+export type JobPayload<N extends JobName> = JobPayloads[N];
+
+export interface JobDefinition<N extends JobName> {
+  queue: QueueName;
+  /** Stable id: the same payload always maps to the same job, so BullMQ ignores a repeated add. */
+  jobId: (payload: JobPayload<N>) => string;
+  /** Pinned attempts; when absent the producer's `maxAttempts` (config `worker.max_attempts`) applies. */
+  attempts?: number;
+  backoffMs: number;
+}
+
+const MINUTE = 60;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+// Completed jobs stay an hour so a repeated add (sweeper, client retry) is a no-op meanwhile;
+// Postgres state is the real guarantee once they are gone.
+export const KEEP_COMPLETED = { age: HOUR, count: 10_000 } as const;
+// Dead jobs stay a week for `svcctl jobs retry-dead` and the dashboard.
+export const KEEP_FAILED = { age: 7 * DAY, count: 50_000 } as const;
+// Half-to-full exponential delay: retries of jobs that failed together spread out.
+export const BACKOFF_JITTER = 0.5;
+export const DEFAULT_MAX_ATTEMPTS = 8;
+
+export const JOBS: { [N in JobName]: JobDefinition<N> } = {
+  "ingest-event": { queue: "ingest", jobId: (p) => p.eventId, backoffMs: 1_000 },
+  // Rule keys never contain ':' (DECISIONS "Names and ids"); event ids contain no '-'.
+  "apply-policy": { queue: "policy", jobId: (p) => `${p.eventId}-${p.ruleKey}`, backoffMs: 1_000 },
+  // ARCHITECTURE: a reopened or re-approved message gets a new generation, hence a new job.
+  "deliver-message": {
+    queue: "delivery",
+    jobId: (p) => `${p.messageId}-${p.generation}`,
+    backoffMs: 5_000,
+  },
+  "close-digest": { queue: "digests", jobId: (p) => p.digestId, backoffMs: 5_000 },
+  "screen-message": { queue: "screening", jobId: (p) => p.messageId, backoffMs: 2_000 },
+  // DECISIONS: at most 10 attempts over about a day (150 s * (2^9 - 1) ≈ 21 h of waiting).
+  "send-callback": { queue: "callbacks", jobId: (p) => p.callbackId, attempts: 10, backoffMs: 150_000 },
+  // A failed sweep is simply run again at its next tick.
+  sweep: { queue: "scheduler", jobId: (p) => `sweep-${p.sweep}`, attempts: 1, backoffMs: 1_000 },
+};
+
+export class InvalidJobIdError extends Error {
+  override readonly name = "InvalidJobIdError";
+}
+
+// BullMQ rejects ids with ':' (its key separator) and ids that parse as integers.
+export function assertJobId(id: string): string {
+  if (id.length === 0 || id.includes(":") || `${parseInt(id, 10)}` === id) {
+    throw new InvalidJobIdError(`invalid job id ${JSON.stringify(id)}: must be non-empty, without ':', not an integer`);
+  }
+  return id;
+}
+
+export function jobIdFor<N extends JobName>(name: N, payload: JobPayload<N>): string {
+  const definition = JOBS[name] as JobDefinition<N>;
+  return assertJobId(definition.jobId(payload));
+}
+
+export function queueOf(name: JobName): QueueName {
+  return JOBS[name].queue;
+}
+
+export function jobNamesOf(queue: QueueName): JobName[] {
+  return (Object.keys(JOBS) as JobName[]).filter((name) => JOBS[name].queue === queue);
+}
+
+export function defaultJobOptions(name: JobName, maxAttempts = DEFAULT_MAX_ATTEMPTS): JobsOptions {
+  const definition = JOBS[name];
+  return {
+    attempts: definition.attempts ?? maxAttempts,
+    backoff: { type: "exponential", delay: definition.backoffMs, jitter: BACKOFF_JITTER },
+    removeOnComplete: { ...KEEP_COMPLETED },
+    removeOnFail: { ...KEEP_FAILED },
+  };
+}

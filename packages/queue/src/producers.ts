@@ -1,0 +1,146 @@
+import { Queue, type JobsOptions } from "bullmq";
+import type { Redis } from "ioredis";
+import {
+  QUEUE_NAMES,
+  assertJobId,
+  defaultJobOptions,
+  jobIdFor,
+  queueOf,
+  type JobName,
+  type JobPayload,
+  type QueueName,
+} from "./catalog";
+import { producerConnection, resolvePrefix, type RedisTarget } from "./connection";
+
+export interface EnqueueOptions {
+  /** Milliseconds to wait before the job becomes runnable. */
+  delay?: number;
+  /** Run no earlier than this instant (wins over `delay`); a past instant runs at once. */
+  sendAt?: Date;
+  /** Replaces the catalog's id; still must not contain ':'. */
+  jobId?: string;
+  priority?: number;
+}
+
+export interface BulkItem<N extends JobName = JobName> {
+  name: N;
+  payload: JobPayload<N>;
+  opts?: EnqueueOptions;
+}
+
+export interface Queues {
+  readonly prefix: string;
+  /** Adds the job and returns its id; an add whose id still exists is ignored by BullMQ. */
+  enqueue<N extends JobName>(name: N, payload: JobPayload<N>, opts?: EnqueueOptions): Promise<string>;
+  /** One round trip per queue (addBulk), for the hot paths; returns ids in input order. */
+  enqueueBulk(items: readonly BulkItem[]): Promise<string[]>;
+  queue(name: QueueName): Queue;
+  /** Resolves once Redis answers, or rejects after `timeoutMs`. */
+  ready(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface CreateQueuesOptions extends RedisTarget {
+  prefix?: string;
+  /** config `worker.max_attempts`: attempts of every job that does not pin its own. */
+  maxAttempts?: number;
+  /** How long an enqueue waits for a lost connection before failing (fail fast, not hang). */
+  unavailableAfterMs?: number;
+}
+
+export class QueueUnavailableError extends Error {
+  override readonly name = "QueueUnavailableError";
+}
+
+export function createQueues(options: CreateQueuesOptions): Queues {
+  const prefix = resolvePrefix(options.prefix);
+  const unavailableAfterMs = options.unavailableAfterMs ?? 1_000;
+  const connection = producerConnection(options);
+  connection.on("error", () => undefined); // reconnects on its own; enqueue reports the outage
+  const queues = new Map<QueueName, Queue>();
+  for (const name of QUEUE_NAMES) {
+    const queue = new Queue(name, { connection, prefix });
+    queue.on("error", () => undefined);
+    queues.set(name, queue);
+  }
+  const queue = (name: QueueName): Queue => queues.get(name)!;
+
+  const ensureConnected = async (): Promise<void> => {
+    if (connection.status === "ready") return;
+    await waitForReady(connection, unavailableAfterMs).catch((err: unknown) => {
+      throw new QueueUnavailableError(`redis unavailable: ${(err as Error).message}`, { cause: err });
+    });
+  };
+
+  const jobOptions = <N extends JobName>(name: N, payload: JobPayload<N>, opts: EnqueueOptions = {}) => {
+    const options_: JobsOptions = {
+      ...defaultJobOptions(name, options.maxAttempts),
+      jobId: opts.jobId === undefined ? jobIdFor(name, payload) : assertJobId(opts.jobId),
+      delay: delayOf(opts),
+    };
+    if (opts.priority !== undefined) options_.priority = opts.priority;
+    return options_;
+  };
+
+  return {
+    prefix,
+    queue,
+    async enqueue(name, payload, opts) {
+      const options_ = jobOptions(name, payload, opts);
+      await ensureConnected();
+      const job = await queue(queueOf(name)).add(name, payload, options_);
+      return job.id!;
+    },
+    async enqueueBulk(items) {
+      const byQueue = new Map<QueueName, { index: number; item: BulkItem }[]>();
+      items.forEach((item, index) => {
+        const group = byQueue.get(queueOf(item.name)) ?? [];
+        group.push({ index, item });
+        byQueue.set(queueOf(item.name), group);
+      });
+      const prepared = [...byQueue].map(([name, group]) => ({
+        name,
+        group,
+        jobs: group.map(({ item }) => ({
+          name: item.name,
+          data: item.payload,
+          opts: jobOptions(item.name, item.payload as never, item.opts),
+        })),
+      }));
+      await ensureConnected();
+      const ids: string[] = new Array<string>(items.length);
+      await Promise.all(
+        prepared.map(async ({ name, group, jobs }) => {
+          const added = await queue(name).addBulk(jobs);
+          added.forEach((job, i) => (ids[group[i]!.index] = job.id!));
+        }),
+      );
+      return ids;
+    },
+    ready: (timeoutMs = 5_000) => waitForReady(connection, timeoutMs),
+    async close() {
+      await Promise.all([...queues.values()].map((q) => q.close()));
+      await connection.quit().catch(() => connection.disconnect());
+    },
+  };
+}
+
+function delayOf(opts: EnqueueOptions): number {
+  if (opts.sendAt !== undefined) return Math.max(0, opts.sendAt.getTime() - Date.now());
+  return Math.max(0, opts.delay ?? 0);
+}
+
+function waitForReady(connection: Redis, timeoutMs: number): Promise<void> {
+  if (connection.status === "ready") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      connection.off("ready", onReady);
+      reject(new Error(`no connection within ${timeoutMs} ms (status ${connection.status})`));
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    connection.once("ready", onReady);
+  });
+}

@@ -1,0 +1,75 @@
+import type { JobHandler } from "./worker";
+import type { Queues } from "./producers";
+
+// Recurring sweeps run as `sweep` jobs on the `scheduler` queue, produced by BullMQ job
+// schedulers: upserting is idempotent, so every worker process may register them at start.
+
+export interface SweepContext {
+  sweep: string;
+  /** When this run started; sweeps compare deadlines against it. */
+  now: Date;
+}
+
+export interface Sweep {
+  /** Lower-case words joined by '-': the scheduler id and the job's `sweep` field. */
+  name: string;
+  /** Milliseconds between runs. */
+  every: number;
+  run: (ctx: SweepContext) => Promise<unknown>;
+}
+
+const SWEEP_NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+// Sweeps repeat anyway: keep only a short history for the dashboard.
+const KEEP_SWEEP_RUNS = { count: 100 } as const;
+
+export function schedulerId(sweep: string): string {
+  return `sweep-${sweep}`;
+}
+
+export interface RegisterSchedulesOptions {
+  /** Remove job schedulers of sweeps no longer in the list (renamed or retired). */
+  prune?: boolean;
+}
+
+export async function registerSchedules(
+  queues: Queues,
+  sweeps: readonly Pick<Sweep, "name" | "every">[],
+  options: RegisterSchedulesOptions = {},
+): Promise<{ registered: string[]; removed: string[] }> {
+  for (const sweep of sweeps) {
+    if (!SWEEP_NAME.test(sweep.name)) throw new Error(`sweep name ${JSON.stringify(sweep.name)} is invalid`);
+    if (!Number.isInteger(sweep.every) || sweep.every <= 0) throw new Error(`sweep ${sweep.name}: every must be > 0`);
+  }
+  const scheduler = queues.queue("scheduler");
+  const registered: string[] = [];
+  for (const sweep of sweeps) {
+    await scheduler.upsertJobScheduler(
+      schedulerId(sweep.name),
+      { every: sweep.every },
+      {
+        name: "sweep",
+        data: { sweep: sweep.name },
+        opts: { attempts: 1, removeOnComplete: KEEP_SWEEP_RUNS, removeOnFail: KEEP_SWEEP_RUNS },
+      },
+    );
+    registered.push(schedulerId(sweep.name));
+  }
+  const removed: string[] = [];
+  if (options.prune ?? true) {
+    const wanted = new Set(registered);
+    for (const existing of await scheduler.getJobSchedulers(0, -1)) {
+      if (!wanted.has(existing.key) && (await scheduler.removeJobScheduler(existing.key))) removed.push(existing.key);
+    }
+  }
+  return { registered, removed };
+}
+
+/** The `sweep` job handler: runs the named sweep; an unknown name (retired sweep) is skipped. */
+export function sweepHandler(sweeps: readonly Sweep[], now: () => Date = () => new Date()): JobHandler<"sweep"> {
+  const byName = new Map(sweeps.map((sweep) => [sweep.name, sweep]));
+  return async ({ sweep }) => {
+    const found = byName.get(sweep);
+    if (found === undefined) return { skipped: "unknown sweep" };
+    return found.run({ sweep, now: now() });
+  };
+}
