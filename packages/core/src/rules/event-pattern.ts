@@ -1,0 +1,74 @@
+// Event-name patterns of rules: an exact name, or a glob where `*` is any run of characters
+// (dots included). Matching is a linear two-pointer glob walk, never a regex, so no pattern can
+// backtrack badly and regex metacharacters in names are plain characters.
+
+export const EVENT_NAME_MAX_LENGTH = 200;
+
+export type EventSource = "api" | "svc";
+
+export interface PatternCheck {
+  ok: boolean;
+  detail?: string;
+}
+
+// Printable, no whitespace: names travel in URLs, logs and JSON Logic paths.
+const NAME_CHARS = /^[^\s\p{Cc}]+$/u;
+
+export function isWildcardPattern(pattern: string): boolean {
+  return pattern.includes("*");
+}
+
+export function validateEventName(name: unknown): PatternCheck {
+  if (typeof name !== "string" || name.length === 0)
+    return { ok: false, detail: "event name must be a non-empty string" };
+  if (name.length > EVENT_NAME_MAX_LENGTH)
+    return { ok: false, detail: `event name is longer than ${EVENT_NAME_MAX_LENGTH} characters` };
+  if (!NAME_CHARS.test(name))
+    return { ok: false, detail: "event name must not contain whitespace or control characters" };
+  if (name.includes("*")) return { ok: false, detail: "event name must not contain '*'" };
+  return { ok: true };
+}
+
+export function validateEventPattern(pattern: unknown): PatternCheck {
+  if (typeof pattern !== "string" || pattern.length === 0)
+    return { ok: false, detail: "event pattern must be a non-empty string" };
+  if (pattern.length > EVENT_NAME_MAX_LENGTH)
+    return { ok: false, detail: `event pattern is longer than ${EVENT_NAME_MAX_LENGTH} characters` };
+  if (!NAME_CHARS.test(pattern))
+    return { ok: false, detail: "event pattern must not contain whitespace or control characters" };
+  return { ok: true };
+}
+
+/** Pure glob test: `*` matches any run of characters (possibly empty), everything else literally. */
+export function globMatches(pattern: string, name: string): boolean {
+  let p = 0;
+  let n = 0;
+  let starAt = -1; // position of the last `*` seen in the pattern
+  let resumeAt = 0; // name position that `*` currently swallows up to
+  while (n < name.length) {
+    if (p < pattern.length && pattern[p] !== "*" && pattern[p] === name[n]) {
+      p++;
+      n++;
+    } else if (p < pattern.length && pattern[p] === "*") {
+      starAt = p++;
+      resumeAt = n;
+    } else if (starAt !== -1) {
+      p = starAt + 1;
+      n = ++resumeAt;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.length && pattern[p] === "*") p++;
+  return p === pattern.length;
+}
+
+/**
+ * Whether a rule's pattern sees an event. Wildcard patterns never see the service's own events
+ * (source `svc`); an exact name does (SPEC 2.3, 6.2).
+ */
+export function patternSeesEvent(pattern: string, event: { name: string; source: EventSource }): boolean {
+  if (!isWildcardPattern(pattern)) return pattern === event.name;
+  if (event.source === "svc") return false;
+  return globMatches(pattern, event.name);
+}
