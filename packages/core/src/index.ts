@@ -1,5 +1,6 @@
 export * from "./errors";
 export * from "./ids";
+export * from "./access";
 export * from "./time";
 export * from "./rules";
 export * from "./render";

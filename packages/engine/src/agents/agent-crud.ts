@@ -1,0 +1,42 @@
+import { Prisma, type AgentRow, type PrismaClient } from "@svc/store";
+import { keyedResource } from "../shared/keyed-resource";
+import { validateAgentInput, type AgentInput } from "./agent-input";
+import { serializeAgent } from "./serialize-agent";
+
+// Defaults of SPEC 2.1 / 8: any category, 5 per person per day, `high`, one day to approve.
+const AGENT_DEFAULTS: Required<Omit<AgentInput, "key" | "name">> = {
+  description: "",
+  categories: null,
+  frequency_caps: [{ period: 86400, limit: 5 }],
+  max_importance: "high",
+  approval: null,
+  approval_ttl_seconds: 86400,
+  reviewers: [],
+  enabled: true,
+};
+
+const json = (value: unknown) =>
+  value === undefined ? undefined : value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue);
+
+/** Agents: admin CRUD; DELETE is soft (the row stays for attribution and `agent_deleted`). */
+export function agentsResource({ prisma, now }: { prisma: PrismaClient; now: () => Date }) {
+  return keyedResource<AgentRow, AgentInput, ReturnType<typeof serializeAgent>>({
+    noun: "agent",
+    delegate: () => prisma.agent,
+    async toData(input, full) {
+      const data = await validateAgentInput(prisma, full ? { ...AGENT_DEFAULTS, ...input } : input);
+      return {
+        ...data,
+        categories: json(data.categories),
+        frequency_caps: json(data.frequency_caps),
+        approval: json(data.approval),
+      };
+    },
+    serialize: serializeAgent,
+    isHidden: (row) => row.deleted_at !== null,
+    hiddenWhere: { deleted_at: null },
+    async remove(row) {
+      await prisma.agent.updateMany({ where: { key: row.key, deleted_at: null }, data: { deleted_at: now() } });
+    },
+  });
+}

@@ -1,0 +1,105 @@
+import { AppError, newId, type Principal, type ValidationIssue } from "@svc/core";
+import { Prisma, type PrismaClient } from "@svc/store";
+import { validationError } from "../shared/validation";
+import { assertMayWritePeople } from "./recipients";
+
+export interface PreferencesInput {
+  unsubscribed_categories?: string[];
+  muted_channels?: string[];
+  quiet_hours?: { start: string; end: string } | null;
+}
+
+export type LedgerSourceName = "api" | "self_service" | "one_click" | "sms_keyword";
+
+export interface PreferenceChange {
+  source: LedgerSourceName;
+  provenance: Record<string, unknown>;
+}
+
+const diff = (before: string[], after: string[]) => ({
+  added: after.filter((x) => !before.includes(x)),
+  removed: before.filter((x) => !after.includes(x)),
+});
+
+/**
+ * Applies a preference change and writes its consent-ledger entry in the same transaction, so no
+ * change is ever unrecorded. Every source (API, hosted page, one-click, text keyword) comes here.
+ * A request that changes nothing writes no entry (the ledger records changes).
+ */
+export async function changePreferences(
+  tx: Prisma.TransactionClient,
+  recipientId: string,
+  input: PreferencesInput,
+  change: PreferenceChange,
+  now: Date,
+) {
+  const row = await tx.recipient.findUniqueOrThrow({ where: { id: recipientId } });
+  const changes: Record<string, unknown> = {};
+  const data: Prisma.RecipientUpdateInput = {};
+  if (input.unsubscribed_categories) {
+    const next = [...new Set(input.unsubscribed_categories)];
+    const d = diff(row.unsubscribed_categories, next);
+    if (d.added.length + d.removed.length > 0) {
+      changes.unsubscribed_categories = d;
+      data.unsubscribed_categories = next;
+    }
+  }
+  if (input.muted_channels) {
+    const next = [...new Set(input.muted_channels)];
+    const d = diff(row.muted_channels, next);
+    if (d.added.length + d.removed.length > 0) {
+      changes.muted_channels = d;
+      data.muted_channels = next;
+    }
+  }
+  if (input.quiet_hours !== undefined && JSON.stringify(input.quiet_hours) !== JSON.stringify(row.quiet_hours ?? null)) {
+    changes.quiet_hours = { from: row.quiet_hours ?? null, to: input.quiet_hours };
+    data.quiet_hours = input.quiet_hours === null ? Prisma.DbNull : input.quiet_hours;
+  }
+  if (Object.keys(changes).length === 0) return { changed: false as const };
+  await tx.recipient.update({ where: { id: recipientId }, data: { ...data, updated_at: now } });
+  const entry = await tx.consentEntry.create({
+    data: {
+      id: newId("ledger"),
+      recipient_id: recipientId,
+      source: change.source,
+      changes: changes as Prisma.InputJsonValue,
+      provenance: change.provenance as Prisma.InputJsonValue,
+      created_at: now,
+    },
+  });
+  return { changed: true as const, entryId: entry.id };
+}
+
+/** PUT /v1/recipients/{external_id}/preferences with a backend key (ledger source `api`). */
+export async function putPreferences(
+  { prisma, now }: { prisma: PrismaClient; now: () => Date },
+  principal: Principal,
+  externalId: string,
+  input: PreferencesInput,
+) {
+  assertMayWritePeople(principal);
+  const recipient = await prisma.recipient.findUnique({ where: { external_id: externalId } });
+  if (!recipient) throw new AppError("not_found", `no recipient '${externalId}'`);
+  if (input.unsubscribed_categories) {
+    const categories = await prisma.category.findMany({ where: { key: { in: input.unsubscribed_categories } } });
+    const issues: ValidationIssue[] = [];
+    input.unsubscribed_categories.forEach((key, i) => {
+      const category = categories.find((c) => c.key === key);
+      if (!category) issues.push({ loc: ["body", "unsubscribed_categories", i], msg: `no category '${key}'`, type: "value_error" });
+      else if (!category.allow_unsubscribe) {
+        issues.push({ loc: ["body", "unsubscribed_categories", i], msg: `category '${key}' does not allow unsubscribing`, type: "value_error" });
+      }
+    });
+    if (issues.length > 0) throw validationError(issues);
+  }
+  await prisma.$transaction((tx) =>
+    changePreferences(tx, recipient.id, input, { source: "api", provenance: { method: "api", api_key: principal.keyId } }, now()),
+  );
+  const row = await prisma.recipient.findUniqueOrThrow({ where: { id: recipient.id } });
+  return {
+    unsubscribed_categories: row.unsubscribed_categories,
+    muted_channels: row.muted_channels,
+    quiet_hours: (row.quiet_hours as { start: string; end: string } | null) ?? null,
+  };
+}

@@ -1,0 +1,63 @@
+import { AppError, type Principal } from "@svc/core";
+import type { PrismaClient } from "@svc/store";
+import { pageQuery, toPage, type PageRequest } from "../shared/paging";
+import { checkProfile, writeProfile, type RecipientProfileInput } from "./recipient-profile";
+import { serializeRecipient } from "./serialize-recipient";
+
+type Deps = { prisma: PrismaClient; now: () => Date };
+
+const viewFor = (principal: Principal) => ({ redactPreferences: principal.agentKey !== null });
+
+/** Agent keys may read profiles but write nothing about people (DECISIONS "Agents"). */
+export function assertMayWritePeople(principal: Principal): void {
+  if (principal.agentKey) throw new AppError("forbidden", "agent keys may not change recipients");
+}
+
+async function load(prisma: PrismaClient, externalId: string) {
+  const row = await prisma.recipient.findUnique({ where: { external_id: externalId }, include: { addresses: true } });
+  if (!row) throw new AppError("not_found", `no recipient '${externalId}'`);
+  return row;
+}
+
+export async function putRecipient({ prisma, now }: Deps, principal: Principal, externalId: string, input: RecipientProfileInput) {
+  assertMayWritePeople(principal);
+  checkProfile(input, ["body"]);
+  const { created } = await prisma.$transaction((tx) => writeProfile(tx, externalId, input, now()));
+  return { created, recipient: serializeRecipient(await load(prisma, externalId), viewFor(principal)) };
+}
+
+export async function getRecipient({ prisma }: Deps, principal: Principal, externalId: string) {
+  return serializeRecipient(await load(prisma, externalId), viewFor(principal));
+}
+
+export async function listRecipients({ prisma }: Deps, principal: Principal, request: PageRequest) {
+  const q = pageQuery(request, "id");
+  const rows = await prisma.recipient.findMany({ where: q.where, orderBy: q.orderBy, take: q.take, include: { addresses: true } });
+  return toPage(rows, q.limit, (row) => row.id, (row) => serializeRecipient(row, viewFor(principal)));
+}
+
+/** POST …/addresses: a new address is 201; an existing channel and value only changes `enabled` (200). */
+export async function addAddress(
+  { prisma, now }: Deps,
+  principal: Principal,
+  externalId: string,
+  input: { channel: string; value: string; enabled?: boolean },
+) {
+  assertMayWritePeople(principal);
+  const recipient = await load(prisma, externalId);
+  const key = { recipient_id: recipient.id, channel: input.channel, value: input.value };
+  const existing = await prisma.address.findUnique({ where: { recipient_id_channel_value: key } });
+  const row = await prisma.address.upsert({
+    where: { recipient_id_channel_value: key },
+    create: { ...key, enabled: input.enabled ?? true, created_at: now(), updated_at: now() },
+    update: { enabled: input.enabled ?? existing?.enabled ?? true, updated_at: now() },
+  });
+  return { created: !existing, address: { channel: row.channel, value: row.value, enabled: row.enabled } };
+}
+
+export async function removeAddress({ prisma }: Deps, principal: Principal, externalId: string, channel: string, value: string) {
+  assertMayWritePeople(principal);
+  const recipient = await load(prisma, externalId);
+  const removed = await prisma.address.deleteMany({ where: { recipient_id: recipient.id, channel, value } });
+  if (removed.count === 0) throw new AppError("not_found", `recipient '${externalId}' has no ${channel} address '${value}'`);
+}

@@ -1,0 +1,46 @@
+import { validateTemplate, type ValidationIssue } from "@svc/core";
+import type { PrismaClient, TemplateRow } from "@svc/store";
+import { keyedResource } from "../shared/keyed-resource";
+import { validationError } from "../shared/validation";
+
+export interface TemplateInput {
+  key?: string;
+  default_locale?: string;
+  locales?: Record<string, unknown>;
+  ai_attributes?: string[];
+}
+
+export function serializeTemplate(row: TemplateRow) {
+  return {
+    key: row.key,
+    default_locale: row.default_locale,
+    locales: row.locales as Record<string, unknown>,
+    ai_attributes: row.ai_attributes,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** Templates: admin CRUD; every string is compiled at write time so a typo is a 422 with its line. */
+export function templatesResource({ prisma }: { prisma: PrismaClient }) {
+  return keyedResource<TemplateRow, TemplateInput, ReturnType<typeof serializeTemplate>>({
+    noun: "template",
+    delegate: () => prisma.template,
+    async toData(input, full, existing) {
+      const merged = {
+        default_locale: input.default_locale ?? existing?.default_locale ?? "en",
+        locales: input.locales ?? (existing?.locales as Record<string, unknown> | undefined) ?? {},
+        ai_attributes: input.ai_attributes ?? (full ? [] : (existing?.ai_attributes ?? [])),
+      };
+      const issues: ValidationIssue[] = [];
+      if (!(merged.default_locale in merged.locales)) {
+        issues.push({ loc: ["body", "default_locale"], msg: `no locale '${merged.default_locale}' in locales`, type: "value_error" });
+      }
+      const check = validateTemplate({ key: "candidate", ...merged } as never);
+      if (!check.ok) issues.push({ loc: ["body", ...check.loc], msg: check.detail, type: "template_error" });
+      if (issues.length > 0) throw validationError(issues);
+      return { default_locale: merged.default_locale, locales: merged.locales, ai_attributes: merged.ai_attributes };
+    },
+    serialize: serializeTemplate,
+  });
+}
