@@ -21,7 +21,8 @@ function checkSettings(value: unknown, path: (string | number)[], ctx: Ctx): voi
   }
   if (value === null || typeof value !== "object") return;
   for (const [key, inner] of Object.entries(value)) {
-    if (looksLikeSecretKey(key)) {
+    // A group such as `credentials: {key_env: …}` is fine; a secret-looking key with a value is not.
+    if (looksLikeSecretKey(key) && (inner === null || typeof inner !== "object")) {
       ctx.addIssue({ code: "custom", path: [...path, key], message: secretKeyMessage("", key) });
     } else if (
       key.toLowerCase().endsWith("_env") &&

@@ -14,12 +14,19 @@ export function maskUrlPassword(value: string): string {
   return value.replace(URL_PASSWORD, `$1${MASK}@`);
 }
 
+function isGroup(value: unknown): boolean {
+  return value !== null && typeof value === "object";
+}
+
 function scrub(value: unknown): unknown {
   if (typeof value === "string") return maskUrlPassword(value);
   if (Array.isArray(value)) return value.map(scrub);
   if (isPlainObject(value)) {
     return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key, looksLikeSecretKey(key) ? MASK : scrub(inner)]),
+      Object.entries(value).map(([key, inner]) => [
+        key,
+        looksLikeSecretKey(key) && !isGroup(inner) ? MASK : scrub(inner),
+      ]),
     );
   }
   return value;

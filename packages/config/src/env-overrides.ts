@@ -67,14 +67,14 @@ function startsWith(path: readonly string[], prefix: readonly string[]): boolean
 }
 
 /**
- * The variable that set `path` (or the part of the tree holding it). With `createdByEnv`, a key
- * missing from an object that only the environment made (`SVC__CHANNELS__SMS__URL` without a
- * provider) is blamed on the variable that made it.
+ * The variable that set `path` (or the part of the tree holding it). For keys the file does not
+ * hold, also a variable that set something below it (`SVC__APU__PORT` for the unknown key `apu`) or
+ * beside it in an object only the environment made (`SVC__CHANNELS__SMS__URL` without a provider).
  */
 export function envSourceOf(
   sources: readonly EnvSource[],
   path: readonly (string | number)[],
-  createdByEnv: (parent: readonly string[]) => boolean = () => false,
+  inFile: (path: readonly string[]) => boolean = () => false,
 ): string | undefined {
   const dotted = path.map(String);
   let found: EnvSource | undefined;
@@ -83,7 +83,10 @@ export function envSourceOf(
       found = source;
   }
   if (found) return found.variable;
+  if (inFile(dotted)) return undefined;
+  const below = sources.find((source) => startsWith(source.path, dotted));
+  if (below) return below.variable;
   const parent = dotted.slice(0, -1);
-  if (parent.length === 0 || !createdByEnv(parent)) return undefined;
+  if (parent.length === 0 || inFile(parent)) return undefined;
   return sources.find((source) => startsWith(source.path, parent))?.variable;
 }

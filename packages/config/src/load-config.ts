@@ -47,10 +47,8 @@ function validate(raw: unknown, env: Env, provenance: Provenance): SvcConfig {
   if (!result.success) {
     const issues: ConfigIssue[] = toConfigIssues(result.error.issues).map(({ path, issue }) => {
       const fileValues = provenance.fileValues ?? {};
-      const variable = envSourceOf(
-        provenance.envSources ?? [],
-        path.map(String),
-        (parent) => !hasPath(fileValues, parent),
+      const variable = envSourceOf(provenance.envSources ?? [], path.map(String), (keys) =>
+        hasPath(fileValues, keys),
       );
       const source = variable ? `set by ${variable}` : provenance.file ? `in ${provenance.file}` : undefined;
       return source ? { ...issue, source } : issue;

@@ -22,7 +22,8 @@ const SECRET_ENDINGS = [
 ];
 
 export function looksLikeSecretKey(name: string): boolean {
-  const key = name.toLowerCase();
+  // camelCase reads like snake_case: `authToken` is `auth_token`.
+  const key = name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
   if (key.endsWith("_env")) return false;
   if (key === "key") return true;
   if (key.split(/[_.-]/).some((word) => SECRET_WORDS.has(word))) return true;
