@@ -1,0 +1,38 @@
+import { readFile } from "node:fs/promises";
+import { Client } from "pg";
+import { compareShapes } from "./drift/compare";
+import { expectedShape, type DmmfDatamodel } from "./drift/expected";
+import { introspectShape } from "./drift/introspect";
+
+export interface DriftResult {
+  ok: boolean;
+  differences: string[];
+}
+
+export interface CheckDriftOptions {
+  databaseUrl: string;
+  schemaPath: string;
+}
+
+/**
+ * Compares prisma/schema.prisma with a migrated database without Prisma's native engine.
+ * Dev/test/svcctl only: it needs the `@prisma/prisma-schema-wasm` devDependency, loaded on first call.
+ */
+export async function checkDrift(options: CheckDriftOptions): Promise<DriftResult> {
+  const datamodel = await loadDatamodel(options.schemaPath);
+  const client = new Client({ connectionString: options.databaseUrl });
+  await client.connect();
+  try {
+    const differences = compareShapes(expectedShape(datamodel), await introspectShape(client));
+    return { ok: differences.length === 0, differences };
+  } finally {
+    await client.end();
+  }
+}
+
+export async function loadDatamodel(schemaPath: string): Promise<DmmfDatamodel> {
+  const prismaSchema = await readFile(schemaPath, "utf8");
+  // Lazy on purpose: the running service never loads the wasm package (a devDependency).
+  const wasm = (await import("@prisma/prisma-schema-wasm")) as { get_dmmf(params: string): string };
+  return (JSON.parse(wasm.get_dmmf(JSON.stringify({ prismaSchema }))) as { datamodel: DmmfDatamodel }).datamodel;
+}
