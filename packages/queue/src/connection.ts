@@ -23,6 +23,7 @@ export function producerConnection(target: RedisTarget): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
+    disconnectTimeout: 500, // close() of a never-connected client would otherwise linger 2 s
     retryStrategy,
     ...target.connection,
   };
