@@ -1,0 +1,48 @@
+import { randomUUID } from "node:crypto";
+import type { RequestHandler } from "express";
+import { getLogContext, runInLogContext, withLogContext, type Logger } from "@svc/log";
+import { loggablePath } from "./loggable-path";
+
+// Request id (accepted from X-Request-Id when sane, else generated), echoed in the response,
+// carried in the log context, and one access-log line per request when the response closes.
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export const REQUEST_ID_HEADER = "X-Request-Id";
+
+export function acceptRequestId(header: string | undefined): string {
+  return header !== undefined && SANE_REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const requestId = acceptRequestId(req.get(REQUEST_ID_HEADER));
+    res.locals.requestId = requestId;
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    const started = process.hrtime.bigint();
+    withLogContext({ request_id: requestId }, () => {
+      const context = getLogContext() ?? {};
+      res.locals.logContext = context;
+      res.once("close", () => {
+        const route = (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
+        logger.info("request", {
+          ...context,
+          method: req.method,
+          path: loggablePath(req),
+          ...(route ? { route } : {}),
+          status: res.statusCode,
+          duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+          ...(res.writableFinished ? {} : { aborted: true }),
+        });
+      });
+      next();
+    });
+  };
+}
+
+/** Re-enters the request's log context; stream callbacks (body parsing) run outside it. */
+export const restoreLogContext: RequestHandler = (_req, res, next) => {
+  const context = res.locals.logContext as Record<string, unknown> | undefined;
+  if (context) runInLogContext(context, next);
+  else next();
+};
