@@ -1,1 +1,29 @@
-export {};
+export * from "./importance";
+export * from "./message-status";
+export * from "./reasons";
+export * from "./rolling-window";
+export * from "./fatigue";
+export * from "./compliance";
+export type {
+  ApprovalView,
+  DraftPatch,
+  FatigueSettings,
+  FrequencyCap,
+  PolicyAddress,
+  PolicyAgent,
+  PolicyCategory,
+  PolicyConfig,
+  PolicyContext,
+  PolicyDecision,
+  PolicyDraft,
+  PolicyHistory,
+  PolicyMessage,
+  PolicyRecipient,
+  PolicyRule,
+  PolicyStep,
+  RenderOutcome,
+  RenderRequest,
+  StepOutcome,
+  StepTrace,
+} from "./context";
+export * from "./pipeline";

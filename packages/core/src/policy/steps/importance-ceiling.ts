@@ -1,0 +1,14 @@
+// Agents: a claimed importance above max_importance is lowered (SPEC 1.4.2), before any step
+// judges critical exemptions. The decision keeps claimed_importance.
+import { change, pass, type PolicyStep } from "../context";
+import { lowerImportance } from "../importance";
+
+export const importanceCeiling: PolicyStep = {
+  name: "importance_ceiling",
+  run(ctx, draft) {
+    const agent = ctx.message.agent;
+    if (!agent) return pass();
+    const lowered = lowerImportance(draft.importance, agent.maxImportance);
+    return lowered === draft.importance ? pass() : change({ importance: lowered });
+  },
+};

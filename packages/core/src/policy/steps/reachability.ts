@@ -1,0 +1,19 @@
+// SPEC 1.1.3: keep planned channels that are configured, not muted, and have an enabled address.
+import { change, drop, pass, type PolicyStep } from "../context";
+import { REASON } from "../reasons";
+
+export const reachability: PolicyStep = {
+  name: "reachability",
+  run(ctx, draft) {
+    const { recipient, config } = ctx;
+    const reachable = [...new Set(draft.channels)].filter(
+      (channel) =>
+        config.channels.includes(channel) &&
+        !recipient.mutedChannels.includes(channel) &&
+        recipient.addresses.some((address) => address.channel === channel && address.enabled),
+    );
+    if (reachable.length === 0) return drop("suppressed", REASON.noReachableChannel);
+    const unchanged = reachable.length === draft.channels.length;
+    return unchanged ? pass() : change({ channels: reachable });
+  },
+};

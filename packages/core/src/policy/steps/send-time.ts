@@ -1,0 +1,39 @@
+// SPEC 1.1.4 and 1.8: send_at = due time + the rule's delay, moved past quiet hours when the
+// category respects them, and into US texting hours for marketing texts. `critical` skips the
+// delay and quiet hours but not texting hours (they are law).
+import type { DailyWindow } from "../../time/quiet-hours";
+import { nextAllowedTime } from "../../time/quiet-hours";
+import { nextTextingTime, type TextingJurisdiction } from "../../time/texting-hours";
+import { resolveTimeZone } from "../../time/zone";
+import { textingComplianceFor } from "../compliance";
+import { defer, pass, type PolicyStep } from "../context";
+
+// Quiet hours and texting hours can push each other (a custom window over Sunday noon in Texas);
+// both only move forward, so a few rounds settle any sane combination.
+const MAX_ROUNDS = 16;
+
+export const sendTime: PolicyStep = {
+  name: "send_time",
+  run(ctx, draft) {
+    const critical = draft.importance === "critical";
+    const zone = resolveTimeZone(ctx.recipient.timezone, ctx.config.defaultTimezone);
+    const delaySeconds = critical ? 0 : (ctx.message.rule?.delaySeconds ?? 0);
+    const due = new Date(draft.sendAt.getTime() + delaySeconds * 1000);
+    const quiet = !critical && ctx.category.respectQuietHours ? (ctx.recipient.quietHours ?? ctx.config.quietHours) : null;
+    const texting = textingComplianceFor(ctx, draft.channels)?.jurisdiction ?? null;
+    const at = settle(due, quiet, texting, zone);
+    return at.getTime() === draft.sendAt.getTime() ? pass() : defer(at);
+  },
+};
+
+function settle(due: Date, quiet: DailyWindow | null, texting: TextingJurisdiction | null, zone: string): Date {
+  let at = due;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    let next = quiet ? nextAllowedTime(at, quiet, zone) : at;
+    if (texting) next = nextTextingTime(next, texting, zone);
+    if (next.getTime() === at.getTime()) return at;
+    at = next;
+  }
+  // Quiet hours cover every legal texting hour: the law wins over the courtesy.
+  return texting ? nextTextingTime(at, texting, zone) : at;
+}
