@@ -1,0 +1,37 @@
+// nunjucks 3.2 ships without types; only what this folder uses is declared. Its runtime,
+// compiler, parser and nodes are internals the Jinja2 setup patches (see environment.ts).
+declare module "nunjucks" {
+  namespace nunjucks {
+    interface EnvironmentOptions {
+      autoescape?: boolean;
+      throwOnUndefined?: boolean;
+      trimBlocks?: boolean;
+      lstripBlocks?: boolean;
+    }
+    class Environment {
+      constructor(loader?: null, opts?: EnvironmentOptions);
+      opts: EnvironmentOptions;
+      filters: Record<string, (...args: any[]) => unknown>;
+      addGlobal(name: string, value: unknown): this;
+      addFilter(name: string, fn: (...args: any[]) => unknown): this;
+      getFilter(name: string): (...args: any[]) => unknown;
+    }
+    class Template {
+      constructor(src: string, env?: Environment, path?: string, eagerCompile?: boolean);
+      compile(): void;
+      render(context?: object): string;
+    }
+    interface AstNode {
+      lineno: number;
+      colno: number;
+      findAll(type: unknown): AstNode[];
+      [field: string]: any;
+    }
+    function installJinjaCompat(): () => void;
+    const runtime: Record<string, any>;
+    const compiler: { Compiler: { prototype: Record<string, any> } };
+    const parser: { parse(src: string, extensions?: unknown[], opts?: EnvironmentOptions): AstNode };
+    const nodes: Record<string, unknown>;
+  }
+  export = nunjucks;
+}

@@ -1,0 +1,69 @@
+// Rendering is synchronous, so one render at a time owns these counters. The patched nunjucks
+// runtime calls `tick` on every output, lookup, call and loop step; `chargeItems` counts what
+// `range` and size-taking filters would allocate. Both are no-ops outside a budgeted render.
+
+export const RENDER_TIME_LIMIT_MS = 500;
+export const RENDER_MAX_ITEMS = 10_000;
+export const RENDER_MAX_WIDTH = 10_000;
+
+export class RenderLimitError extends Error {
+  constructor(detail: string) {
+    super(`render limit exceeded: ${detail}`);
+    this.name = "RenderLimitError";
+  }
+}
+
+interface BudgetState {
+  deadline: number;
+  timeLimitMs: number;
+  items: number;
+  ticks: number;
+  /** 0-based line of the first runtime error nunjucks reported in this render. */
+  errorLine: number | null;
+  timedOut: boolean;
+}
+
+let current: BudgetState | null = null;
+
+export function withRenderBudget<T>(timeLimitMs: number, render: () => T): T {
+  const previous = current;
+  current = {
+    deadline: performance.now() + timeLimitMs,
+    timeLimitMs,
+    items: 0,
+    ticks: 0,
+    errorLine: null,
+    timedOut: false,
+  };
+  try {
+    return render();
+  } finally {
+    current = previous;
+  }
+}
+
+export function tick(): void {
+  if (!current) return;
+  // Reading the clock every 256 steps keeps the guard cheap on the hot path.
+  if ((++current.ticks & 255) === 0 && performance.now() > current.deadline) {
+    current.timedOut = true;
+    // A time-out is about the whole render, not the line it happened to stop at.
+    throw new RenderLimitError(`took longer than ${current.timeLimitMs} ms`);
+  }
+}
+
+export function chargeItems(count: number): void {
+  if (!current) return;
+  current.items += count;
+  if (current.items > RENDER_MAX_ITEMS)
+    throw new RenderLimitError(`more than ${RENDER_MAX_ITEMS} items in ranges`);
+}
+
+export function noteErrorLine(line: unknown): void {
+  if (current && current.errorLine === null && typeof line === "number") current.errorLine = line;
+}
+
+/** 0-based line of the failure in the current render; null when unknown or a time-out. */
+export function currentErrorLine(): number | null {
+  return current && !current.timedOut ? current.errorLine : null;
+}
