@@ -34,5 +34,6 @@ export async function loadDatamodel(schemaPath: string): Promise<DmmfDatamodel> 
   const prismaSchema = await readFile(schemaPath, "utf8");
   // Lazy on purpose: the running service never loads the wasm package (a devDependency).
   const wasm = (await import("@prisma/prisma-schema-wasm")) as { get_dmmf(params: string): string };
-  return (JSON.parse(wasm.get_dmmf(JSON.stringify({ prismaSchema }))) as { datamodel: DmmfDatamodel }).datamodel;
+  return (JSON.parse(wasm.get_dmmf(JSON.stringify({ prismaSchema }))) as { datamodel: DmmfDatamodel })
+    .datamodel;
 }

@@ -18,12 +18,21 @@ describe("prisma/migrations against prisma/schema.prisma", () => {
     expect(first.applied[0]).toMatch(/^\d{14}_init$/);
 
     expect(await checkDrift({ databaseUrl, schemaPath })).toEqual({ ok: true, differences: [] });
-    expect(await migrate({ databaseUrl, migrationsDir })).toEqual({ applied: [], alreadyApplied: first.applied.length });
+    expect(await migrate({ databaseUrl, migrationsDir })).toEqual({
+      applied: [],
+      alreadyApplied: first.applied.length,
+    });
   });
 
   it("notices a column added behind the schema's back", async () => {
-    const [table] = await query<{ name: string }>(databaseUrl, "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1 LIMIT 1");
+    const [table] = await query<{ name: string }>(
+      databaseUrl,
+      "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1 LIMIT 1",
+    );
     await query(databaseUrl, `ALTER TABLE "${table!.name}" ADD COLUMN drift_probe INT`);
-    expect(await checkDrift({ databaseUrl, schemaPath })).toEqual({ ok: false, differences: [`${table!.name}: extra column "drift_probe"`] });
+    expect(await checkDrift({ databaseUrl, schemaPath })).toEqual({
+      ok: false,
+      differences: [`${table!.name}: extra column "drift_probe"`],
+    });
   });
 });

@@ -1,5 +1,11 @@
 import { Client } from "pg";
-import { MIGRATION_LOCK_ID, migrate, migrationChecksum, pendingMigrations, type MigrationError } from "../migrations";
+import {
+  MIGRATION_LOCK_ID,
+  migrate,
+  migrationChecksum,
+  pendingMigrations,
+  type MigrationError,
+} from "../migrations";
 import { dropDatabase, migrationsFixture, query, scratchDatabaseUrl, writeMigration } from "./scratch";
 
 const INIT = `CREATE TABLE "things" ("id" TEXT NOT NULL, CONSTRAINT "things_pkey" PRIMARY KEY ("id"));\n`;
@@ -29,7 +35,12 @@ describe("migrate", () => {
     const dir = fixture({ "20250101000000_init": INIT, "20250102000000_label": SECOND });
     const messages: string[] = [];
 
-    const result = await migrate({ databaseUrl, migrationsDir: dir, createDatabase: true, log: (m) => messages.push(m) });
+    const result = await migrate({
+      databaseUrl,
+      migrationsDir: dir,
+      createDatabase: true,
+      log: (m) => messages.push(m),
+    });
 
     expect(result).toEqual({ applied: ["20250101000000_init", "20250102000000_label"], alreadyApplied: 0 });
     expect(messages).toEqual(["created database", "applied migration", "applied migration"]);
@@ -40,13 +51,31 @@ describe("migrate", () => {
          FROM _prisma_migrations ORDER BY migration_name`,
     );
     expect(rows).toEqual([
-      { migration_name: "20250101000000_init", checksum: migrationChecksum(INIT), applied_steps_count: 1, finished: true, rolled_back_at: null, logs: null, id_length: 36 },
-      { migration_name: "20250102000000_label", checksum: migrationChecksum(SECOND), applied_steps_count: 1, finished: true, rolled_back_at: null, logs: null, id_length: 36 },
+      {
+        migration_name: "20250101000000_init",
+        checksum: migrationChecksum(INIT),
+        applied_steps_count: 1,
+        finished: true,
+        rolled_back_at: null,
+        logs: null,
+        id_length: 36,
+      },
+      {
+        migration_name: "20250102000000_label",
+        checksum: migrationChecksum(SECOND),
+        applied_steps_count: 1,
+        finished: true,
+        rolled_back_at: null,
+        logs: null,
+        id_length: 36,
+      },
     ]);
-    expect(await query(databaseUrl, `SELECT column_name FROM information_schema.columns WHERE table_name = 'things' ORDER BY 1`)).toEqual([
-      { column_name: "id" },
-      { column_name: "label" },
-    ]);
+    expect(
+      await query(
+        databaseUrl,
+        `SELECT column_name FROM information_schema.columns WHERE table_name = 'things' ORDER BY 1`,
+      ),
+    ).toEqual([{ column_name: "id" }, { column_name: "label" }]);
   });
 
   it("creates _prisma_migrations with Prisma's exact columns", async () => {
@@ -58,14 +87,56 @@ describe("migrate", () => {
          FROM information_schema.columns WHERE table_name = '_prisma_migrations' ORDER BY ordinal_position`,
     );
     expect(columns).toEqual([
-      { column_name: "id", data_type: "character varying", length: 36, is_nullable: "NO", column_default: null },
-      { column_name: "checksum", data_type: "character varying", length: 64, is_nullable: "NO", column_default: null },
-      { column_name: "finished_at", data_type: "timestamp with time zone", length: null, is_nullable: "YES", column_default: null },
-      { column_name: "migration_name", data_type: "character varying", length: 255, is_nullable: "NO", column_default: null },
+      {
+        column_name: "id",
+        data_type: "character varying",
+        length: 36,
+        is_nullable: "NO",
+        column_default: null,
+      },
+      {
+        column_name: "checksum",
+        data_type: "character varying",
+        length: 64,
+        is_nullable: "NO",
+        column_default: null,
+      },
+      {
+        column_name: "finished_at",
+        data_type: "timestamp with time zone",
+        length: null,
+        is_nullable: "YES",
+        column_default: null,
+      },
+      {
+        column_name: "migration_name",
+        data_type: "character varying",
+        length: 255,
+        is_nullable: "NO",
+        column_default: null,
+      },
       { column_name: "logs", data_type: "text", length: null, is_nullable: "YES", column_default: null },
-      { column_name: "rolled_back_at", data_type: "timestamp with time zone", length: null, is_nullable: "YES", column_default: null },
-      { column_name: "started_at", data_type: "timestamp with time zone", length: null, is_nullable: "NO", column_default: "now()" },
-      { column_name: "applied_steps_count", data_type: "integer", length: null, is_nullable: "NO", column_default: "0" },
+      {
+        column_name: "rolled_back_at",
+        data_type: "timestamp with time zone",
+        length: null,
+        is_nullable: "YES",
+        column_default: null,
+      },
+      {
+        column_name: "started_at",
+        data_type: "timestamp with time zone",
+        length: null,
+        is_nullable: "NO",
+        column_default: "now()",
+      },
+      {
+        column_name: "applied_steps_count",
+        data_type: "integer",
+        length: null,
+        is_nullable: "NO",
+        column_default: "0",
+      },
     ]);
   });
 
@@ -79,7 +150,10 @@ describe("migrate", () => {
 
     writeMigration(dir, "20250102000000_label", SECOND);
     expect(await pendingMigrations({ databaseUrl, migrationsDir: dir })).toEqual(["20250102000000_label"]);
-    expect(await migrate({ databaseUrl, migrationsDir: dir })).toEqual({ applied: ["20250102000000_label"], alreadyApplied: 1 });
+    expect(await migrate({ databaseUrl, migrationsDir: dir })).toEqual({
+      applied: ["20250102000000_label"],
+      alreadyApplied: 1,
+    });
     expect(await query(databaseUrl, "SELECT count(*)::int AS n FROM _prisma_migrations")).toEqual([{ n: 2 }]);
   });
 
@@ -90,7 +164,9 @@ describe("migrate", () => {
     writeMigration(dir, "20250101000000_init", INIT + "-- edited\n");
     writeMigration(dir, "20250102000000_label", SECOND);
 
-    const error = (await migrate({ databaseUrl, migrationsDir: dir }).catch((e: unknown) => e)) as MigrationError;
+    const error = (await migrate({ databaseUrl, migrationsDir: dir }).catch(
+      (e: unknown) => e,
+    )) as MigrationError;
 
     expect(error.code).toBe("checksum_mismatch");
     expect(error.message).toContain("20250101000000_init");
@@ -109,7 +185,9 @@ describe("migrate", () => {
     );
     writeMigration(dir, "20250102000000_label", SECOND);
 
-    const error = (await migrate({ databaseUrl, migrationsDir: dir }).catch((e: unknown) => e)) as MigrationError;
+    const error = (await migrate({ databaseUrl, migrationsDir: dir }).catch(
+      (e: unknown) => e,
+    )) as MigrationError;
 
     expect(error.code).toBe("failed_migration");
     expect(error.message).toContain("Migration 20250102000000_label started at");
@@ -123,13 +201,17 @@ describe("migrate", () => {
       "20250102000000_broken": `CREATE TABLE "half" ("id" TEXT);\nSELECT * FROM "no_such_table";\n`,
     });
 
-    const error = (await migrate({ databaseUrl, migrationsDir: dir, createDatabase: true }).catch((e: unknown) => e)) as MigrationError;
+    const error = (await migrate({ databaseUrl, migrationsDir: dir, createDatabase: true }).catch(
+      (e: unknown) => e,
+    )) as MigrationError;
 
     expect(error.code).toBe("apply_failed");
     expect(error.message).toBe(
       'Migration 20250102000000_broken failed and was rolled back: relation "no_such_table" does not exist',
     );
-    expect(await query(databaseUrl, "SELECT migration_name FROM _prisma_migrations")).toEqual([{ migration_name: "20250101000000_init" }]);
+    expect(await query(databaseUrl, "SELECT migration_name FROM _prisma_migrations")).toEqual([
+      { migration_name: "20250101000000_init" },
+    ]);
     expect(await query(databaseUrl, "SELECT to_regclass('half') AS half")).toEqual([{ half: null }]);
   });
 
@@ -156,7 +238,9 @@ describe("migrate", () => {
     await holder.connect();
     await holder.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_ID})`);
 
-    const error = (await migrate({ databaseUrl, migrationsDir: dir, lockTimeoutMs: 200 }).catch((e: unknown) => e)) as { code: string };
+    const error = (await migrate({ databaseUrl, migrationsDir: dir, lockTimeoutMs: 200 }).catch(
+      (e: unknown) => e,
+    )) as { code: string };
     expect(error.code).toBe("55P03"); // lock_not_available
 
     const running = migrate({ databaseUrl, migrationsDir: dir });
@@ -169,7 +253,9 @@ describe("migrate", () => {
 
   it("fails when the database is missing and createDatabase is off", async () => {
     const databaseUrl = freshUrl();
-    const error = (await migrate({ databaseUrl, migrationsDir: fixture({}) }).catch((e: unknown) => e)) as { code: string };
+    const error = (await migrate({ databaseUrl, migrationsDir: fixture({}) }).catch((e: unknown) => e)) as {
+      code: string;
+    };
     expect(error.code).toBe("3D000"); // invalid_catalog_name
   });
 

@@ -26,7 +26,11 @@ export function writeMigration(dir: string, name: string, sql: string): void {
   writeFileSync(path.join(dir, name, "migration.sql"), sql);
 }
 
-export async function query<T extends Record<string, unknown>>(databaseUrl: string, sql: string, params: unknown[] = []) {
+export async function query<T extends Record<string, unknown>>(
+  databaseUrl: string,
+  sql: string,
+  params: unknown[] = [],
+) {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -35,3 +39,5 @@ export async function query<T extends Record<string, unknown>>(databaseUrl: stri
     await client.end();
   }
 }
+
+export const REAL_MIGRATIONS_DIR = path.resolve(__dirname, "../../../../prisma/migrations");

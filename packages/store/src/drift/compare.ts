@@ -2,7 +2,8 @@ import type { ForeignKeyShape, IndexShape, KeyShape, SchemaShape, TableShape } f
 
 const list = (columns: string[]) => `(${columns.join(", ")})`;
 const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((item, i) => item === b[i]);
-const describeIndex = (index: IndexShape) => `${index.unique ? "unique index" : "index"} "${index.name}" ${list(index.columns)}`;
+const describeIndex = (index: IndexShape) =>
+  `${index.unique ? "unique index" : "index"} "${index.name}" ${list(index.columns)}`;
 const describeKey = (key: KeyShape) => `"${key.name}" ${list(key.columns)}`;
 const describeForeignKey = (fk: ForeignKeyShape) =>
   `${list(fk.columns)} -> ${fk.referencedTable}${list(fk.referencedColumns)}`;
@@ -45,7 +46,8 @@ function compareTable(expected: TableShape, actual: TableShape): string[] {
       differences.push(`${t}: missing column "${column.name}"`);
       continue;
     }
-    if (found.type !== column.type) differences.push(`${t}.${column.name}: type is ${found.type}, schema expects ${column.type}`);
+    if (found.type !== column.type)
+      differences.push(`${t}.${column.name}: type is ${found.type}, schema expects ${column.type}`);
     if (found.notNull !== column.notNull) {
       differences.push(
         `${t}.${column.name}: ${found.notNull ? "NOT NULL" : "nullable"} in the database, schema expects ${column.notNull ? "NOT NULL" : "nullable"}`,
@@ -72,7 +74,8 @@ function compareTable(expected: TableShape, actual: TableShape): string[] {
     if (at === -1) differences.push(`${t}: missing foreign key ${describeForeignKey(fk)}`);
     else unmatchedForeignKeys.splice(at, 1);
   }
-  for (const fk of unmatchedForeignKeys) differences.push(`${t}: extra foreign key "${fk.name}" ${describeForeignKey(fk)}`);
+  for (const fk of unmatchedForeignKeys)
+    differences.push(`${t}: extra foreign key "${fk.name}" ${describeForeignKey(fk)}`);
   return differences;
 }
 
@@ -84,12 +87,15 @@ function compareIndexes(t: string, expected: IndexShape[], actual: IndexShape[])
     const at = unmatched.findIndex(predicate);
     return at === -1 ? undefined : unmatched.splice(at, 1)[0];
   };
-  const sameDefinition = (a: IndexShape, b: IndexShape) => a.unique === b.unique && sameList(a.columns, b.columns);
+  const sameDefinition = (a: IndexShape, b: IndexShape) =>
+    a.unique === b.unique && sameList(a.columns, b.columns);
   const missing: IndexShape[] = [];
   for (const index of expected) {
     const byName = take((have) => have.name === index.name);
     if (byName && !sameDefinition(byName, index)) {
-      differences.push(`${t}: ${describeIndex(byName)} in the database, schema expects ${describeIndex(index)}`);
+      differences.push(
+        `${t}: ${describeIndex(byName)} in the database, schema expects ${describeIndex(index)}`,
+      );
     }
     if (!byName) missing.push(index);
   }

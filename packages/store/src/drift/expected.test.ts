@@ -4,8 +4,18 @@ import { normaliseType } from "./shape";
 describe("Prisma's default constraint names", () => {
   const long = "a".repeat(70);
   it.each([
-    { table: "recipients", columns: ["external_id"], suffix: "_key" as const, name: "recipients_external_id_key" },
-    { table: "messages", columns: ["recipient_id", "created_at"], suffix: "_idx" as const, name: "messages_recipient_id_created_at_idx" },
+    {
+      table: "recipients",
+      columns: ["external_id"],
+      suffix: "_key" as const,
+      name: "recipients_external_id_key",
+    },
+    {
+      table: "messages",
+      columns: ["recipient_id", "created_at"],
+      suffix: "_idx" as const,
+      name: "messages_recipient_id_created_at_idx",
+    },
     { table: "t", columns: [long], suffix: "_idx" as const, name: `t_${"a".repeat(57)}_idx` },
     { table: "t", columns: ["a".repeat(57)], suffix: "_key" as const, name: `t_${"a".repeat(57)}_key` },
   ])("$name", ({ table, columns, suffix, name }) => {

@@ -1,4 +1,10 @@
-import { normaliseType, type ForeignKeyShape, type IndexShape, type SchemaShape, type TableShape } from "./shape";
+import {
+  normaliseType,
+  type ForeignKeyShape,
+  type IndexShape,
+  type SchemaShape,
+  type TableShape,
+} from "./shape";
 
 // The subset of Prisma's DMMF datamodel that drift needs.
 interface DmmfField {
@@ -73,7 +79,11 @@ const NATIVE_TYPES: Record<string, (args: string[]) => string> = {
 };
 
 /** Prisma's default constraint names (psl ConstraintNames), cut to Postgres' 63 bytes the same way. */
-export function defaultIndexName(table: string, columns: string[], suffix: "_key" | "_idx" | "_fkey"): string {
+export function defaultIndexName(
+  table: string,
+  columns: string[],
+  suffix: "_key" | "_idx" | "_fkey",
+): string {
   const base = `${table}_${columns.join("_")}`;
   const room = POSTGRES_IDENTIFIER_LIMIT - suffix.length;
   return (base.length >= room ? base.slice(0, room) : base) + suffix;
@@ -105,7 +115,11 @@ export function expectedShape(datamodel: DmmfDatamodel): SchemaShape {
       .map((index): IndexShape => {
         const unique = index.type === "unique";
         const columns = columnsOf(index);
-        return { name: index.dbName ?? defaultIndexName(table, columns, unique ? "_key" : "_idx"), columns, unique };
+        return {
+          name: index.dbName ?? defaultIndexName(table, columns, unique ? "_key" : "_idx"),
+          columns,
+          unique,
+        };
       });
     const foreignKeys = model.fields
       .filter((field) => field.kind === "object" && (field.relationFromFields?.length ?? 0) > 0)

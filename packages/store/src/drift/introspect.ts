@@ -16,7 +16,8 @@ export async function introspectShape(db: Pick<ClientBase, "query">): Promise<Sc
       WHERE ${IN_SCHEMA} AND c.relkind IN ('r', 'p') ORDER BY 1`,
   );
   for (const { name } of tableRows.rows) {
-    if (!IGNORED_TABLES.has(name)) tables.set(name, { name, columns: [], primaryKey: null, indexes: [], foreignKeys: [] });
+    if (!IGNORED_TABLES.has(name))
+      tables.set(name, { name, columns: [], primaryKey: null, indexes: [], foreignKeys: [] });
   }
 
   const columnRows = await db.query<{ table: string; name: string; type: string; not_null: boolean }>(
@@ -27,11 +28,21 @@ export async function introspectShape(db: Pick<ClientBase, "query">): Promise<Sc
       ORDER BY c.relname, a.attnum`,
   );
   for (const row of columnRows.rows) {
-    tableNamed(row.table)?.columns.push({ name: row.name, type: normaliseType(row.type), notNull: row.not_null });
+    tableNamed(row.table)?.columns.push({
+      name: row.name,
+      type: normaliseType(row.type),
+      notNull: row.not_null,
+    });
   }
 
   // Key columns only (INCLUDE columns excluded); an expression shows as its definition.
-  const indexRows = await db.query<{ table: string; name: string; unique: boolean; primary: boolean; columns: string[] }>(
+  const indexRows = await db.query<{
+    table: string;
+    name: string;
+    unique: boolean;
+    primary: boolean;
+    columns: string[];
+  }>(
     `SELECT t.relname::text AS table, i.relname::text AS name, x.indisunique AS unique, x.indisprimary AS primary,
             ARRAY(SELECT COALESCE(a.attname::text, pg_get_indexdef(x.indexrelid, k.i + 1, true))
                     FROM generate_series(0, x.indnkeyatts - 1) AS k(i)
@@ -48,7 +59,13 @@ export async function introspectShape(db: Pick<ClientBase, "query">): Promise<Sc
     else table.indexes.push({ name: row.name, columns: row.columns, unique: row.unique });
   }
 
-  const foreignKeyRows = await db.query<{ table: string; name: string; columns: string[]; referenced_table: string; referenced_columns: string[] }>(
+  const foreignKeyRows = await db.query<{
+    table: string;
+    name: string;
+    columns: string[];
+    referenced_table: string;
+    referenced_columns: string[];
+  }>(
     `SELECT t.relname::text AS table, con.conname::text AS name, r.relname::text AS referenced_table,
             ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY AS k(attnum, ord)
                     JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum ORDER BY k.ord) AS columns,

@@ -7,4 +7,10 @@ export type { MigrationErrorCode } from "./migration-error";
 export { readMigrationFiles, migrationChecksum } from "./migration-files";
 export type { MigrationFile } from "./migration-files";
 export { planMigrations } from "./plan-migrations";
-export { databaseNameOf, withDatabaseName, ensureDatabase, dropDatabase, quoteIdentifier } from "./database-url";
+export {
+  databaseNameOf,
+  withDatabaseName,
+  ensureDatabase,
+  dropDatabase,
+  quoteIdentifier,
+} from "./database-url";

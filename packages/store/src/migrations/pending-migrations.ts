@@ -14,7 +14,9 @@ export async function pendingMigrations(options: PendingMigrationsOptions): Prom
   const files = await readMigrationFiles(options.migrationsDir);
   const rows = options.db ? await readMigrationRows(options.db) : await readRowsByUrl(options.databaseUrl);
   const applied = new Set(
-    rows.filter((row) => row.finished_at !== null && row.rolled_back_at === null).map((row) => row.migration_name),
+    rows
+      .filter((row) => row.finished_at !== null && row.rolled_back_at === null)
+      .map((row) => row.migration_name),
   );
   return files.filter((file) => !applied.has(file.name)).map((file) => file.name);
 }

@@ -24,10 +24,20 @@ describe("planMigrations", () => {
       alreadyApplied: 1,
       unknownApplied: [],
     },
-    { case: "newer migration applied by another build", rows: [row("a"), row("b"), row("c")], pending: [], alreadyApplied: 2, unknownApplied: ["c"] },
+    {
+      case: "newer migration applied by another build",
+      rows: [row("a"), row("b"), row("c")],
+      pending: [],
+      alreadyApplied: 2,
+      unknownApplied: ["c"],
+    },
   ])("$case", ({ rows, pending, alreadyApplied, unknownApplied }) => {
     const plan = planMigrations([file("a"), file("b")], rows);
-    expect({ pending: plan.pending.map((f) => f.name), alreadyApplied: plan.alreadyApplied, unknownApplied: plan.unknownApplied }).toEqual({
+    expect({
+      pending: plan.pending.map((f) => f.name),
+      alreadyApplied: plan.alreadyApplied,
+      unknownApplied: plan.unknownApplied,
+    }).toEqual({
       pending,
       alreadyApplied,
       unknownApplied,

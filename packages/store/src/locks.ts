@@ -1,0 +1,36 @@
+import { createHash } from "node:crypto";
+import { isTransactionClient, type PrismaClientOrTransaction, type TransactionClient } from "./transaction";
+
+/**
+ * Each kind of lock gets its own 16-bit tag in the top of the 64-bit key, so kinds never collide with
+ * each other nor with the migration lock (72707369 < 2^48, tag 0).
+ */
+export const LockNamespace = {
+  recipient: 1,
+} as const;
+export type LockNamespace = (typeof LockNamespace)[keyof typeof LockNamespace];
+
+const HASH_BITS = 48n;
+
+/** Stable 64-bit advisory lock key: namespace tag << 48 | first 48 bits of SHA-256(key). */
+export function advisoryLockKey(namespace: LockNamespace, key: string): bigint {
+  const digest = createHash("sha256").update(key, "utf8").digest();
+  return (BigInt(namespace) << HASH_BITS) | BigInt(digest.readUIntBE(0, 6));
+}
+
+/** Holds an advisory lock until the surrounding transaction ends. */
+export async function advisoryXactLock(
+  tx: PrismaClientOrTransaction,
+  namespace: LockNamespace,
+  key: string,
+): Promise<void> {
+  // Outside a transaction the "xact" lock would be released at once: refuse rather than lock nothing.
+  if (!isTransactionClient(tx)) throw new Error("advisory transaction locks need a transaction client");
+  // $executeRaw, not $queryRaw: the adapter cannot read pg_advisory_xact_lock's void result.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${advisoryLockKey(namespace, key)})`;
+}
+
+/** Serialises per-recipient decisions: call first thing inside the transaction. */
+export function lockRecipient(tx: TransactionClient, recipientKey: string): Promise<void> {
+  return advisoryXactLock(tx, LockNamespace.recipient, recipientKey);
+}
