@@ -11,7 +11,11 @@ import {
 } from "./catalog";
 
 const samples: { [N in JobName]: { payload: JobPayload<N>; queue: string; id: string } } = {
-  "ingest-event": { payload: { eventId: "evt_01J0AAAAAAAAAAAAAAAAAAAAAA" }, queue: "ingest", id: "evt_01J0AAAAAAAAAAAAAAAAAAAAAA" },
+  "ingest-event": {
+    payload: { eventId: "evt_01J0AAAAAAAAAAAAAAAAAAAAAA" },
+    queue: "ingest",
+    id: "evt_01J0AAAAAAAAAAAAAAAAAAAAAA",
+  },
   "apply-policy": {
     payload: { eventId: "evt_01J0AAAAAAAAAAAAAAAAAAAAAA", ruleKey: "order.shipped-v2" },
     queue: "policy",
@@ -69,7 +73,9 @@ describe("job catalog", () => {
   });
 
   it("a payload producing ':' is refused before reaching BullMQ", () => {
-    expect(() => jobIdFor("apply-policy", { eventId: "evt_1", ruleKey: "bad:key" })).toThrow(InvalidJobIdError);
+    expect(() => jobIdFor("apply-policy", { eventId: "evt_1", ruleKey: "bad:key" })).toThrow(
+      InvalidJobIdError,
+    );
   });
 
   it.each([
@@ -77,14 +83,17 @@ describe("job catalog", () => {
     ["deliver-message", 8, 5_000],
     ["send-callback", 10, 150_000],
     ["sweep", 1, 1_000],
-  ] as const)("default options of %s: %i attempts, exponential %i ms with jitter", (name, attempts, delay) => {
-    expect(defaultJobOptions(name)).toEqual({
-      attempts,
-      backoff: { type: "exponential", delay, jitter: 0.5 },
-      removeOnComplete: { age: 3600, count: 10_000 },
-      removeOnFail: { age: 604_800, count: 50_000 },
-    });
-  });
+  ] as const)(
+    "default options of %s: %i attempts, exponential %i ms with jitter",
+    (name, attempts, delay) => {
+      expect(defaultJobOptions(name)).toEqual({
+        attempts,
+        backoff: { type: "exponential", delay, jitter: 0.5 },
+        removeOnComplete: { age: 3600, count: 10_000 },
+        removeOnFail: { age: 604_800, count: 50_000 },
+      });
+    },
+  );
 
   it("maxAttempts from config applies only where the catalog pins nothing", () => {
     expect(defaultJobOptions("apply-policy", 3).attempts).toBe(3);

@@ -3,7 +3,15 @@ import type { JobsOptions } from "bullmq";
 // The typed job catalog (Immich-style): job name -> queue, payload (ids only; handlers re-read
 // the rows) and default options. Producers and workers both read it, so they cannot disagree.
 
-export const QUEUE_NAMES = ["ingest", "policy", "delivery", "digests", "screening", "callbacks", "scheduler"] as const;
+export const QUEUE_NAMES = [
+  "ingest",
+  "policy",
+  "delivery",
+  "digests",
+  "screening",
+  "callbacks",
+  "scheduler",
+] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export interface JobPayloads {
@@ -65,7 +73,9 @@ export class InvalidJobIdError extends Error {
 // BullMQ rejects ids with ':' (its key separator) and ids that parse as integers.
 export function assertJobId(id: string): string {
   if (id.length === 0 || id.includes(":") || `${parseInt(id, 10)}` === id) {
-    throw new InvalidJobIdError(`invalid job id ${JSON.stringify(id)}: must be non-empty, without ':', not an integer`);
+    throw new InvalidJobIdError(
+      `invalid job id ${JSON.stringify(id)}: must be non-empty, without ':', not an integer`,
+    );
   }
   return id;
 }

@@ -38,7 +38,8 @@ export async function registerSchedules(
 ): Promise<{ registered: string[]; removed: string[] }> {
   for (const sweep of sweeps) {
     if (!SWEEP_NAME.test(sweep.name)) throw new Error(`sweep name ${JSON.stringify(sweep.name)} is invalid`);
-    if (!Number.isInteger(sweep.every) || sweep.every <= 0) throw new Error(`sweep ${sweep.name}: every must be > 0`);
+    if (!Number.isInteger(sweep.every) || sweep.every <= 0)
+      throw new Error(`sweep ${sweep.name}: every must be > 0`);
   }
   const scheduler = queues.queue("scheduler");
   const registered: string[] = [];
@@ -58,14 +59,18 @@ export async function registerSchedules(
   if (options.prune ?? true) {
     const wanted = new Set(registered);
     for (const existing of await scheduler.getJobSchedulers(0, -1)) {
-      if (!wanted.has(existing.key) && (await scheduler.removeJobScheduler(existing.key))) removed.push(existing.key);
+      if (!wanted.has(existing.key) && (await scheduler.removeJobScheduler(existing.key)))
+        removed.push(existing.key);
     }
   }
   return { registered, removed };
 }
 
 /** The `sweep` job handler: runs the named sweep; an unknown name (retired sweep) is skipped. */
-export function sweepHandler(sweeps: readonly Sweep[], now: () => Date = () => new Date()): JobHandler<"sweep"> {
+export function sweepHandler(
+  sweeps: readonly Sweep[],
+  now: () => Date = () => new Date(),
+): JobHandler<"sweep"> {
   const byName = new Map(sweeps.map((sweep) => [sweep.name, sweep]));
   return async ({ sweep }) => {
     const found = byName.get(sweep);

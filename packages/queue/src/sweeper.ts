@@ -19,11 +19,15 @@ export interface RequeueStuckResult {
   jobIds: string[];
 }
 
-export async function requeueStuck<N extends JobName>(options: RequeueStuckOptions<N>): Promise<RequeueStuckResult> {
+export async function requeueStuck<N extends JobName>(
+  options: RequeueStuckOptions<N>,
+): Promise<RequeueStuckResult> {
   const payloads = await options.list(options.limit ?? 500);
   if (payloads.length === 0) return { found: 0, jobIds: [] };
   // Same payload twice in one listing would be one job anyway; dedupe before the round trip.
   const unique = new Map(payloads.map((payload) => [jobIdFor(options.job, payload), payload]));
-  const jobIds = await options.queues.enqueueBulk([...unique.values()].map((payload) => ({ name: options.job, payload })));
+  const jobIds = await options.queues.enqueueBulk(
+    [...unique.values()].map((payload) => ({ name: options.job, payload })),
+  );
   return { found: unique.size, jobIds };
 }

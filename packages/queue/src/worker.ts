@@ -1,4 +1,5 @@
 import { UnrecoverableError, Worker, type Job } from "bullmq";
+import { withLogContext } from "@svc/log";
 import { jobNamesOf, type JobName, type JobPayload, type QueueName } from "./catalog";
 import { resolvePrefix, workerConnectionOptions, type RedisTarget } from "./connection";
 import { PermanentJobError, asJobError, type PermanentErrorTest } from "./errors";
@@ -66,13 +67,15 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   const { logger, queue } = options;
   const worker = new Worker(
     queue,
-    async (job: Job) => {
-      try {
-        return await options.processor(job);
-      } catch (err) {
-        throw asJobError(err, isPermanent);
-      }
-    },
+    // Every log line a handler writes carries the job's id (never its payload).
+    (job: Job) =>
+      withLogContext({ queue, job_id: job.id, job_name: job.name }, async () => {
+        try {
+          return await options.processor(job);
+        } catch (err) {
+          throw asJobError(err, isPermanent);
+        }
+      }),
     {
       connection: workerConnectionOptions(options),
       prefix: resolvePrefix(options.prefix),
@@ -85,17 +88,23 @@ export function createWorker(options: CreateWorkerOptions): Worker {
   worker.on("failed", (job, err) => {
     const attempts = job?.opts.attempts ?? 1;
     const final = err instanceof UnrecoverableError || (job?.attemptsMade ?? attempts) >= attempts;
-    (final ? logger?.error : logger?.warn)?.call(logger, final ? "job failed for good" : "job failed, will retry", {
-      queue,
-      job_id: job?.id,
-      job_name: job?.name,
-      attempts_made: job?.attemptsMade,
-      attempts,
-      error_name: err.name,
-      error: err.message,
-    });
+    (final ? logger?.error : logger?.warn)?.call(
+      logger,
+      final ? "job failed for good" : "job failed, will retry",
+      {
+        queue,
+        job_id: job?.id,
+        job_name: job?.name,
+        attempts_made: job?.attemptsMade,
+        attempts,
+        error_name: err.name,
+        error: err.message,
+      },
+    );
   });
   worker.on("stalled", (jobId) => logger?.warn("job stalled, back to wait", { queue, job_id: jobId }));
-  worker.on("error", (err) => logger?.error("worker error", { queue, error_name: err.name, error: err.message }));
+  worker.on("error", (err) =>
+    logger?.error("worker error", { queue, error_name: err.name, error: err.message }),
+  );
   return worker;
 }

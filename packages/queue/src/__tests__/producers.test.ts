@@ -61,15 +61,17 @@ describe("createQueues", () => {
   });
 
   it("refuses an explicit job id with ':' before any round trip", async () => {
-    await expect(queues.enqueue("send-callback", { callbackId: "cbk_1" }, { jobId: "cbk:1" })).rejects.toThrow(
-      InvalidJobIdError,
-    );
+    await expect(
+      queues.enqueue("send-callback", { callbackId: "cbk_1" }, { jobId: "cbk:1" }),
+    ).rejects.toThrow(InvalidJobIdError);
   });
 
   it("fails fast with QueueUnavailableError when Redis cannot be reached", async () => {
     const offline = createQueues({ redisUrl: "redis://127.0.0.1:1", prefix, unavailableAfterMs: 300 });
     const started = Date.now();
-    await expect(offline.enqueue("ingest-event", { eventId: "evt_OFF" })).rejects.toThrow(QueueUnavailableError);
+    await expect(offline.enqueue("ingest-event", { eventId: "evt_OFF" })).rejects.toThrow(
+      QueueUnavailableError,
+    );
     expect(Date.now() - started).toBeLessThan(2_000);
     await offline.close();
   });

@@ -74,7 +74,12 @@ describe("registerSchedules", () => {
     await registerSchedules(queues, sweeps);
     await registerSchedules(queues, sweeps);
     const handlers = { sweep: sweepHandler(sweeps) };
-    worker = createWorker({ queue: "scheduler", processor: dispatchTo("scheduler", handlers), redisUrl: REDIS_URL, prefix });
+    worker = createWorker({
+      queue: "scheduler",
+      processor: dispatchTo("scheduler", handlers),
+      redisUrl: REDIS_URL,
+      prefix,
+    });
     await waitFor(async () => runs.length >= 4, 5_000);
     await worker.close();
     const gaps = runs.slice(1).map((run, i) => run.at - runs[i]!.at);
@@ -87,7 +92,12 @@ describe("registerSchedules", () => {
 
   it("a job of a retired sweep is skipped, not failed", async () => {
     const handler = sweepHandler([]);
-    await expect(handler({ sweep: "gone" }, { id: "x", name: "sweep", queue: "scheduler", attemptsMade: 0, attempts: 1 })).resolves.toEqual({
+    await expect(
+      handler(
+        { sweep: "gone" },
+        { id: "x", name: "sweep", queue: "scheduler", attemptsMade: 0, attempts: 1 },
+      ),
+    ).resolves.toEqual({
       skipped: "unknown sweep",
     });
   });

@@ -18,7 +18,12 @@ describe("requeueStuck", () => {
   it("recreates lost jobs and leaves existing ones alone, however often it runs", async () => {
     // evt_S1 was enqueued by the API; evt_S2 and evt_S3 were committed but never reached Redis.
     await queues.enqueue("ingest-event", { eventId: "evt_S1" }, { delay: 60_000 });
-    const stuck = [{ eventId: "evt_S1" }, { eventId: "evt_S2" }, { eventId: "evt_S3" }, { eventId: "evt_S2" }];
+    const stuck = [
+      { eventId: "evt_S1" },
+      { eventId: "evt_S2" },
+      { eventId: "evt_S3" },
+      { eventId: "evt_S2" },
+    ];
     const limits: number[] = [];
     const list = async (limit: number) => {
       limits.push(limit);
@@ -36,7 +41,10 @@ describe("requeueStuck", () => {
   });
 
   it("does nothing when nothing is stuck", async () => {
-    expect(await requeueStuck({ queues, job: "close-digest", list: async () => [] })).toEqual({ found: 0, jobIds: [] });
+    expect(await requeueStuck({ queues, job: "close-digest", list: async () => [] })).toEqual({
+      found: 0,
+      jobIds: [],
+    });
     expect(await queues.queue("digests").count()).toBe(0);
   });
 });

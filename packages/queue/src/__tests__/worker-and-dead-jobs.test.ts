@@ -11,7 +11,8 @@ let workers: Worker[] = [];
 
 function recordingLogger() {
   const lines: { level: string; message: string; meta?: Record<string, unknown> }[] = [];
-  const at = (level: string) => (message: string, meta?: Record<string, unknown>) => lines.push({ level, message, meta });
+  const at = (level: string) => (message: string, meta?: Record<string, unknown>) =>
+    lines.push({ level, message, meta });
   const logger: JobLogger = { info: at("info"), warn: at("warn"), error: at("error") };
   return { lines, logger };
 }
@@ -66,12 +67,28 @@ describe("createWorker", () => {
       {
         level: "warn",
         message: "job failed, will retry",
-        meta: { queue: "ingest", job_id: "evt_T1", job_name: "ingest-event", attempts_made: 1, attempts: 2, error_name: "Error", error: "database busy" },
+        meta: {
+          queue: "ingest",
+          job_id: "evt_T1",
+          job_name: "ingest-event",
+          attempts_made: 1,
+          attempts: 2,
+          error_name: "Error",
+          error: "database busy",
+        },
       },
       {
         level: "error",
         message: "job failed for good",
-        meta: { queue: "ingest", job_id: "evt_T1", job_name: "ingest-event", attempts_made: 2, attempts: 2, error_name: "Error", error: "database busy" },
+        meta: {
+          queue: "ingest",
+          job_id: "evt_T1",
+          job_name: "ingest-event",
+          attempts_made: 2,
+          attempts: 2,
+          error_name: "Error",
+          error: "database busy",
+        },
       },
     ]);
   });
@@ -113,7 +130,11 @@ describe("createWorker", () => {
 
 describe("retryDeadJobs", () => {
   it("re-queues dead jobs (attempts used up, or permanent) with fresh attempts and counts them per queue", async () => {
-    await Promise.all(["ingest", "delivery", "callbacks"].map((name) => queues.queue(name as "ingest").obliterate({ force: true })));
+    await Promise.all(
+      ["ingest", "delivery", "callbacks"].map((name) =>
+        queues.queue(name as "ingest").obliterate({ force: true }),
+      ),
+    );
     let healthy = false;
     const done: string[] = [];
     const common = { redisUrl: REDIS_URL, prefix };
@@ -147,11 +168,21 @@ describe("retryDeadJobs", () => {
     const ingest = queues.queue("ingest");
     await waitFor(async () => (await ingest.getJob("evt_R1"))?.attemptsMade === 1);
     await (await ingest.getJob("evt_R1"))!.promote().catch(() => undefined);
-    await waitFor(async () => (await ingest.getFailedCount()) === 1 && (await queues.queue("callbacks").getFailedCount()) === 2);
+    await waitFor(
+      async () =>
+        (await ingest.getFailedCount()) === 1 && (await queues.queue("callbacks").getFailedCount()) === 2,
+    );
     expect((await ingest.getJob("evt_R1"))!.attemptsMade).toBe(2);
 
     healthy = true;
-    expect(await retryDeadJobs(queues)).toEqual({ ingest: 1, policy: 0, delivery: 0, digests: 0, screening: 0, callbacks: 2 });
+    expect(await retryDeadJobs(queues)).toEqual({
+      ingest: 1,
+      policy: 0,
+      delivery: 0,
+      digests: 0,
+      screening: 0,
+      callbacks: 2,
+    });
     await waitFor(async () => done.length === 3);
     expect(done.sort()).toEqual(["cbk_D1", "cbk_D2", "evt_R1"]);
     const retried = await ingest.getJob("evt_R1");
