@@ -1,0 +1,129 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { Client } from "pg";
+import { Redis } from "ioredis";
+
+export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+
+export function scratchName(label: string): string {
+  return `${label}_${randomBytes(4).toString("hex")}`;
+}
+
+/** Creates `svc_test_queue_<random>` with the effect tables; returns its URL and a dropper. */
+export async function createScratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = scratchName("svc_test_queue");
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  await client.query(`CREATE TABLE effects (job_id text PRIMARY KEY, worker text NOT NULL)`);
+  await client.query(`CREATE TABLE done (job_id text PRIMARY KEY)`);
+  await client.end();
+  return {
+    url,
+    drop: async () => {
+      const dropper = new Client({ connectionString: ADMIN_URL });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}
+
+export async function dropPrefix(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== "0");
+  redis.disconnect();
+}
+
+export interface ChildWorker {
+  process: ChildProcess;
+  lines: string[];
+  /** Resolves with the first stdout line matching, already printed or still to come. */
+  line(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const FIXTURE = path.join(__dirname, "fixtures", "effect-worker.ts");
+const REGISTER = path.join(__dirname, "fixtures", "register-ts.cjs");
+
+export function startEffectWorker(env: Record<string, string>): ChildWorker {
+  const child = spawn(process.execPath, ["-r", REGISTER, FIXTURE], {
+    env: { ...process.env, REDIS_URL, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: string[] = [];
+  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  let buffered = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const parts = buffered.split("\n");
+    buffered = parts.pop()!;
+    for (const line of parts) {
+      lines.push(line);
+      for (const waiter of waiters.filter((w) => w.pattern.test(line))) waiter.resolve(line);
+    }
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    process: child,
+    lines,
+    exited,
+    line(pattern, timeoutMs = 15_000) {
+      const seen = lines.find((line) => pattern.test(line));
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `no line ${pattern} within ${timeoutMs} ms; stdout ${JSON.stringify(lines)}; stderr ${stderr}`,
+              ),
+            ),
+          timeoutMs,
+        );
+        waiters.push({
+          pattern,
+          resolve: (line) => {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        });
+      });
+    },
+  };
+}
+
+/** Kills a still-running child (a failed test must not leave workers behind). */
+export async function stopChild(worker: ChildWorker | undefined): Promise<void> {
+  if (!worker || worker.process.exitCode !== null || worker.process.signalCode !== null) return;
+  worker.process.kill("SIGKILL");
+  await worker.exited;
+}
+
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,56 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { createQueues, type Queues } from "@svc/queue";
+import { REDIS_URL, dropPrefix, scratchName, waitFor } from "./harness";
+
+// The real entry point as a child process: config from the environment, `--queues` selection,
+// scheduler registration, and a clean exit on SIGTERM.
+
+const MAIN = path.join(__dirname, "..", "main.ts");
+const REGISTER = path.join(__dirname, "fixtures", "register-ts.cjs");
+const prefix = scratchName("svc-test-main");
+let queues: Queues;
+
+function runMain(args: string[]) {
+  const child = spawn(process.execPath, ["-r", REGISTER, MAIN, ...args], {
+    env: { PATH: process.env.PATH, REDIS_URL, SVC__REDIS__PREFIX: prefix, SVC__LOG__LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+beforeAll(async () => {
+  queues = createQueues({ redisUrl: REDIS_URL, prefix });
+  await queues.ready();
+});
+afterAll(async () => {
+  await queues.close();
+  await dropPrefix(prefix);
+});
+
+describe("worker main", () => {
+  it("--queues scheduler registers the sweeps under the configured prefix and exits 0 on SIGTERM", async () => {
+    const run = runMain(["--queues", "scheduler"]);
+    try {
+      const schedulers = await waitFor(async () => {
+        const found = await queues.queue("scheduler").getJobSchedulers();
+        return found.length > 0 && found;
+      }, 15_000);
+      expect(schedulers.map((s) => [s.key, s.every])).toEqual([["sweep-report-dead-jobs", 300_000]]);
+      run.child.kill("SIGTERM");
+      expect(await run.exited).toBe(0);
+    } finally {
+      run.child.kill("SIGKILL");
+    }
+  });
+
+  it("an unknown queue name stops the start with exit 1 and says which", async () => {
+    const run = runMain(["--queues", "ingest,emails"]);
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain("unknown queue emails");
+  });
+});

@@ -1,0 +1,4 @@
+export * from "./start-workers";
+export * from "./shutdown";
+export * from "./handlers";
+export * from "./report-dead-jobs";

@@ -1,0 +1,50 @@
+import { parseArgs } from "node:util";
+import { loadConfig } from "@svc/config";
+import { createLogger } from "@svc/log";
+import { createQueues, registerSchedules } from "@svc/queue";
+import { buildHandlers } from "./handlers";
+import { exitGracefullyOnSignals } from "./shutdown";
+import { parseQueueNames, startWorkers } from "./start-workers";
+
+// `node apps/worker/dist/main.js [--queues ingest,policy] [--config svc.yaml]`: runs the chosen
+// queues' processors (all by default) until SIGTERM/SIGINT.
+export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { queues: { type: "string" }, config: { type: "string" } },
+    strict: true,
+  });
+  const config = loadConfig({ env, cwd: process.cwd(), file: values.config });
+  const logger = createLogger({ service: "worker", level: config.log.level });
+  const queueNames = parseQueueNames(
+    values.queues
+      ?.split(",")
+      .map((name) => name.trim())
+      .filter(Boolean),
+  );
+  const queues = createQueues({
+    redisUrl: config.redis.url,
+    prefix: config.redis.prefix,
+    maxAttempts: config.worker.max_attempts,
+  });
+  const { handlers, sweeps } = buildHandlers({ queues, logger });
+  const running = startWorkers({ config, handlers, queues: queueNames, logger });
+  exitGracefullyOnSignals({
+    logger,
+    close: async () => {
+      await running.close();
+      await queues.close();
+    },
+  });
+  if (queueNames.includes("scheduler")) {
+    await queues.ready(30_000);
+    await registerSchedules(queues, sweeps);
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), process.env).catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}
