@@ -33,9 +33,6 @@ export function templatesResource({ prisma }: { prisma: PrismaClient }) {
         ai_attributes: input.ai_attributes ?? (full ? [] : (existing?.ai_attributes ?? [])),
       };
       const issues: ValidationIssue[] = [];
-      if (!(merged.default_locale in merged.locales)) {
-        issues.push({ loc: ["body", "default_locale"], msg: `no locale '${merged.default_locale}' in locales`, type: "value_error" });
-      }
       const check = validateTemplate({ key: "candidate", ...merged } as never);
       if (!check.ok) issues.push({ loc: ["body", ...check.loc], msg: check.detail, type: "template_error" });
       if (issues.length > 0) throw validationError(issues);
