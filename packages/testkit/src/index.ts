@@ -1,0 +1,8 @@
+// Test helpers only: production code must never import @svc/testkit.
+export { createTestDatabase } from "./test-database";
+export type { TestDatabase, CreateTestDatabaseOptions } from "./test-database";
+export { testRedisPrefix } from "./test-redis";
+export type { TestRedisPrefix } from "./test-redis";
+export { waitFor } from "./wait-for";
+export type { WaitForOptions } from "./wait-for";
+export { TEST_SERVER_URL, TEST_REDIS_URL, MIGRATIONS_DIR } from "./services";
