@@ -18,7 +18,12 @@ export function weekdayNumber(name: WeekdayName): WeekdayNumber {
  * ("HH:MM") on one of `days` (every day when omitted or empty). A time skipped by a spring
  * gap becomes the moment the clocks jump; a repeated time counts at its first occurrence.
  */
-export function nextLocalTimeOfDay(after: Date, time: string, zone: string, days?: readonly WeekdayName[]): Date {
+export function nextLocalTimeOfDay(
+  after: Date,
+  time: string,
+  zone: string,
+  days?: readonly WeekdayName[],
+): Date {
   const minute = parseTimeOfDay(time);
   const allowed = new Set<number>(days && days.length > 0 ? days.map(weekdayNumber) : [0, 1, 2, 3, 4, 5, 6]);
   const today = toLocal(after, zone);

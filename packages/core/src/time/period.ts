@@ -22,10 +22,12 @@ export class InvalidPeriodError extends RangeError {
 /** `"P1D"` → 86400, `"PT1H30M"` → 5400, `3600` → 3600, `"3600"` → 3600. Throws InvalidPeriodError. */
 export function parsePeriod(input: unknown): number {
   if (typeof input === "number") {
-    if (!Number.isSafeInteger(input) || input < 0) throw new InvalidPeriodError(input, "seconds must be a whole number of 0 or more");
+    if (!Number.isSafeInteger(input) || input < 0)
+      throw new InvalidPeriodError(input, "seconds must be a whole number of 0 or more");
     return input;
   }
-  if (typeof input !== "string") throw new InvalidPeriodError(input, "expected an ISO 8601 duration or a number of seconds");
+  if (typeof input !== "string")
+    throw new InvalidPeriodError(input, "expected an ISO 8601 duration or a number of seconds");
   const text = input.trim();
   if (/^\d+$/.test(text)) return parsePeriod(Number(text));
   const upper = text.toUpperCase();
@@ -38,7 +40,11 @@ export function parsePeriod(input: unknown): number {
     throw new InvalidPeriodError(input, "years and months have no fixed length; use days (P30D)");
   }
   const total =
-    Number(w ?? 0) * SECONDS.W + Number(d ?? 0) * SECONDS.D + Number(h ?? 0) * SECONDS.H + Number(m ?? 0) * SECONDS.M + Number(s ?? 0);
+    Number(w ?? 0) * SECONDS.W +
+    Number(d ?? 0) * SECONDS.D +
+    Number(h ?? 0) * SECONDS.H +
+    Number(m ?? 0) * SECONDS.M +
+    Number(s ?? 0);
   if (!Number.isSafeInteger(total)) throw new InvalidPeriodError(input, "too long");
   return total;
 }
@@ -54,13 +60,15 @@ export function tryParsePeriod(input: unknown): number | null {
 
 /** 86400 → `"P1D"`, 3600 → `"PT1H"`, 90 → `"PT1M30S"`, 604800 → `"P7D"` (days, never weeks), 0 → `"PT0S"`. */
 export function formatPeriod(seconds: number): string {
-  if (!Number.isSafeInteger(seconds) || seconds < 0) throw new InvalidPeriodError(seconds, "seconds must be a whole number of 0 or more");
+  if (!Number.isSafeInteger(seconds) || seconds < 0)
+    throw new InvalidPeriodError(seconds, "seconds must be a whole number of 0 or more");
   if (seconds === 0) return "PT0S";
   const days = Math.floor(seconds / SECONDS.D);
   const hours = Math.floor((seconds % SECONDS.D) / SECONDS.H);
   const minutes = Math.floor((seconds % SECONDS.H) / SECONDS.M);
   const secs = seconds % SECONDS.M;
   const date = days > 0 ? `${days}D` : "";
-  const time = (hours > 0 ? `${hours}H` : "") + (minutes > 0 ? `${minutes}M` : "") + (secs > 0 ? `${secs}S` : "");
+  const time =
+    (hours > 0 ? `${hours}H` : "") + (minutes > 0 ? `${minutes}M` : "") + (secs > 0 ? `${secs}S` : "");
   return `P${date}${time ? `T${time}` : ""}`;
 }

@@ -20,32 +20,144 @@ describe("nextTextingTime", () => {
     // [why, code, zone, dueAt, expected]
     ["federal: inside", "US", "America/New_York", "2024-06-10T16:00:00Z", "2024-06-10T16:00:00.000Z"],
     ["federal: 07:00 → 08:00", "US", "America/New_York", "2024-06-10T11:00:00Z", "2024-06-10T12:00:00.000Z"],
-    ["federal: 21:00 is closed → 08:00 next day", "US", "America/New_York", "2024-06-11T01:00:00Z", "2024-06-11T12:00:00.000Z"],
+    [
+      "federal: 21:00 is closed → 08:00 next day",
+      "US",
+      "America/New_York",
+      "2024-06-11T01:00:00Z",
+      "2024-06-11T12:00:00.000Z",
+    ],
     ["federal: 20:59 is open", "US", "America/New_York", "2024-06-11T00:59:00Z", "2024-06-11T00:59:00.000Z"],
-    ["federal: Sundays are open", "US", "America/New_York", "2024-06-09T14:00:00Z", "2024-06-09T14:00:00.000Z"],
-    ["Connecticut: 08:30 → 09:00", "US-CT", "America/New_York", "2024-06-10T12:30:00Z", "2024-06-10T13:00:00.000Z"],
-    ["Florida: 20:00 → 08:00 next day", "US-FL", "America/New_York", "2024-06-11T00:00:00Z", "2024-06-11T12:00:00.000Z"],
-    ["Washington: 20:30 → 08:00 next day", "US-WA", "America/Los_Angeles", "2024-06-11T03:30:00Z", "2024-06-11T15:00:00.000Z"],
-    ["Texas: Saturday 08:30 → 09:00", "US-TX", "America/Chicago", "2024-06-08T13:30:00Z", "2024-06-08T14:00:00.000Z"],
-    ["Texas: Sunday 10:00 → 12:00", "US-TX", "America/Chicago", "2024-06-09T15:00:00Z", "2024-06-09T17:00:00.000Z"],
-    ["Texas: Sunday 12:30 is open", "US-TX", "America/Chicago", "2024-06-09T17:30:00Z", "2024-06-09T17:30:00.000Z"],
-    ["Texas: Saturday 21:00 → Sunday 12:00", "US-TX", "America/Chicago", "2024-06-09T02:00:00Z", "2024-06-09T17:00:00.000Z"],
-    ["Texas: Sunday 21:30 → Monday 09:00", "US-TX", "America/Chicago", "2024-06-10T02:30:00Z", "2024-06-10T14:00:00.000Z"],
-    ["Utah: Saturday 20:59 is open", "US-UT", "America/Denver", "2024-06-09T02:59:00Z", "2024-06-09T02:59:00.000Z"],
-    ["Utah: Saturday 21:30 → Monday 08:00", "US-UT", "America/Denver", "2024-06-09T03:30:00Z", "2024-06-10T14:00:00.000Z"],
-    ["Utah: Sunday noon → Monday 08:00", "US-UT", "America/Denver", "2024-06-09T18:00:00Z", "2024-06-10T14:00:00.000Z"],
-    ["strict: Saturday 20:00 → Monday 09:00", "strict", "America/New_York", "2024-06-09T00:00:00Z", "2024-06-10T13:00:00.000Z"],
-    ["strict: Sunday → Monday 09:00", "strict", "America/New_York", "2024-06-09T15:00:00Z", "2024-06-10T13:00:00.000Z"],
-    ["strict: Friday 08:45 → 09:00", "strict", "America/New_York", "2024-06-07T12:45:00Z", "2024-06-07T13:00:00.000Z"],
-    ["federal across spring forward: Sunday 01:00 EST → 08:00 EDT", "US", "America/New_York", "2024-03-10T06:00:00Z", "2024-03-10T12:00:00.000Z"],
-    ["federal across fall back: Sunday 01:30 EST → 08:00 EST", "US", "America/New_York", "2024-11-03T06:30:00Z", "2024-11-03T13:00:00.000Z"],
+    [
+      "federal: Sundays are open",
+      "US",
+      "America/New_York",
+      "2024-06-09T14:00:00Z",
+      "2024-06-09T14:00:00.000Z",
+    ],
+    [
+      "Connecticut: 08:30 → 09:00",
+      "US-CT",
+      "America/New_York",
+      "2024-06-10T12:30:00Z",
+      "2024-06-10T13:00:00.000Z",
+    ],
+    [
+      "Florida: 20:00 → 08:00 next day",
+      "US-FL",
+      "America/New_York",
+      "2024-06-11T00:00:00Z",
+      "2024-06-11T12:00:00.000Z",
+    ],
+    [
+      "Washington: 20:30 → 08:00 next day",
+      "US-WA",
+      "America/Los_Angeles",
+      "2024-06-11T03:30:00Z",
+      "2024-06-11T15:00:00.000Z",
+    ],
+    [
+      "Texas: Saturday 08:30 → 09:00",
+      "US-TX",
+      "America/Chicago",
+      "2024-06-08T13:30:00Z",
+      "2024-06-08T14:00:00.000Z",
+    ],
+    [
+      "Texas: Sunday 10:00 → 12:00",
+      "US-TX",
+      "America/Chicago",
+      "2024-06-09T15:00:00Z",
+      "2024-06-09T17:00:00.000Z",
+    ],
+    [
+      "Texas: Sunday 12:30 is open",
+      "US-TX",
+      "America/Chicago",
+      "2024-06-09T17:30:00Z",
+      "2024-06-09T17:30:00.000Z",
+    ],
+    [
+      "Texas: Saturday 21:00 → Sunday 12:00",
+      "US-TX",
+      "America/Chicago",
+      "2024-06-09T02:00:00Z",
+      "2024-06-09T17:00:00.000Z",
+    ],
+    [
+      "Texas: Sunday 21:30 → Monday 09:00",
+      "US-TX",
+      "America/Chicago",
+      "2024-06-10T02:30:00Z",
+      "2024-06-10T14:00:00.000Z",
+    ],
+    [
+      "Utah: Saturday 20:59 is open",
+      "US-UT",
+      "America/Denver",
+      "2024-06-09T02:59:00Z",
+      "2024-06-09T02:59:00.000Z",
+    ],
+    [
+      "Utah: Saturday 21:30 → Monday 08:00",
+      "US-UT",
+      "America/Denver",
+      "2024-06-09T03:30:00Z",
+      "2024-06-10T14:00:00.000Z",
+    ],
+    [
+      "Utah: Sunday noon → Monday 08:00",
+      "US-UT",
+      "America/Denver",
+      "2024-06-09T18:00:00Z",
+      "2024-06-10T14:00:00.000Z",
+    ],
+    [
+      "strict: Saturday 20:00 → Monday 09:00",
+      "strict",
+      "America/New_York",
+      "2024-06-09T00:00:00Z",
+      "2024-06-10T13:00:00.000Z",
+    ],
+    [
+      "strict: Sunday → Monday 09:00",
+      "strict",
+      "America/New_York",
+      "2024-06-09T15:00:00Z",
+      "2024-06-10T13:00:00.000Z",
+    ],
+    [
+      "strict: Friday 08:45 → 09:00",
+      "strict",
+      "America/New_York",
+      "2024-06-07T12:45:00Z",
+      "2024-06-07T13:00:00.000Z",
+    ],
+    [
+      "federal across spring forward: Sunday 01:00 EST → 08:00 EDT",
+      "US",
+      "America/New_York",
+      "2024-03-10T06:00:00Z",
+      "2024-03-10T12:00:00.000Z",
+    ],
+    [
+      "federal across fall back: Sunday 01:30 EST → 08:00 EST",
+      "US",
+      "America/New_York",
+      "2024-11-03T06:30:00Z",
+      "2024-11-03T13:00:00.000Z",
+    ],
   ])("%s", (_why, code, zone, dueAt, expected) => {
     expect(nextTextingTime(new Date(dueAt), row(code), zone).toISOString()).toBe(expected);
   });
 
   test("isWithinTextingHours", () => {
-    expect(isWithinTextingHours(new Date("2024-06-09T17:30:00Z"), row("US-TX"), "America/Chicago")).toBe(true);
-    expect(isWithinTextingHours(new Date("2024-06-09T15:00:00Z"), row("US-TX"), "America/Chicago")).toBe(false);
+    expect(isWithinTextingHours(new Date("2024-06-09T17:30:00Z"), row("US-TX"), "America/Chicago")).toBe(
+      true,
+    );
+    expect(isWithinTextingHours(new Date("2024-06-09T15:00:00Z"), row("US-TX"), "America/Chicago")).toBe(
+      false,
+    );
   });
 });
 

@@ -23,7 +23,13 @@ const EIGHT_TO_NINE = { start: "08:00", end: "21:00" };
 const EIGHT_TO_EIGHT = { start: "08:00", end: "20:00" };
 const NINE_TO_EIGHT = { start: "09:00", end: "20:00" };
 
-export const FEDERAL_TEXTING: TextingJurisdiction = { code: "US", name: "US (federal)", source: "US federal", hours: EIGHT_TO_NINE, capPer24h: null };
+export const FEDERAL_TEXTING: TextingJurisdiction = {
+  code: "US",
+  name: "US (federal)",
+  source: "US federal",
+  hours: EIGHT_TO_NINE,
+  capPer24h: null,
+};
 export const STRICT_TEXTING: TextingJurisdiction = {
   code: "strict",
   name: "Strict (state unknown)",
@@ -40,7 +46,14 @@ export const STATE_TEXTING: readonly TextingJurisdiction[] = [
   { code: "US-MD", name: "Maryland", source: "Maryland", hours: EIGHT_TO_EIGHT, capPer24h: 3 },
   { code: "US-OK", name: "Oklahoma", source: "Oklahoma", hours: EIGHT_TO_EIGHT, capPer24h: 3 },
   { code: "US-OR", name: "Oregon", source: "Oregon", hours: EIGHT_TO_EIGHT, capPer24h: 3 },
-  { code: "US-TX", name: "Texas", source: "Texas", hours: { start: "09:00", end: "21:00" }, sunday: { start: "12:00", end: "21:00" }, capPer24h: null },
+  {
+    code: "US-TX",
+    name: "Texas",
+    source: "Texas",
+    hours: { start: "09:00", end: "21:00" },
+    sunday: { start: "12:00", end: "21:00" },
+    capPer24h: null,
+  },
   { code: "US-UT", name: "Utah", source: "Utah", hours: EIGHT_TO_NINE, sunday: null, capPer24h: null },
   { code: "US-VA", name: "Virginia", source: "Virginia", hours: EIGHT_TO_NINE, capPer24h: null },
   { code: "US-WA", name: "Washington", source: "Washington", hours: EIGHT_TO_EIGHT, capPer24h: null },
@@ -90,6 +103,10 @@ export function nextTextingTime(dueAt: Date, jurisdiction: TextingJurisdiction, 
   throw new RangeError(`no legal texting hours for ${jurisdiction.code} within a week`);
 }
 
-export function isWithinTextingHours(instant: Date, jurisdiction: TextingJurisdiction, zone: string): boolean {
+export function isWithinTextingHours(
+  instant: Date,
+  jurisdiction: TextingJurisdiction,
+  zone: string,
+): boolean {
   return nextTextingTime(instant, jurisdiction, zone).getTime() === instant.getTime();
 }

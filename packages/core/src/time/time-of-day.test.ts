@@ -14,7 +14,9 @@ test.each([
 
 test.each(["24:00", "8:00", "08:60", "0800", "08:00:00", "", " 08:00"])("%j is not a time of day", (text) => {
   expect(isTimeOfDay(text)).toBe(false);
-  expect(() => parseTimeOfDay(text)).toThrow(`invalid time of day ${JSON.stringify(text)}: expected HH:MM between 00:00 and 23:59`);
+  expect(() => parseTimeOfDay(text)).toThrow(
+    `invalid time of day ${JSON.stringify(text)}: expected HH:MM between 00:00 and 23:59`,
+  );
 });
 
 test.each<[unknown, boolean]>([

@@ -1,7 +1,7 @@
 // IANA time zones. Fixed offsets ("+05:00") are refused: SPEC asks for IANA names so that
 // daylight-saving rules follow the tz database.
 
-const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+\-]*(?:\/[A-Za-z0-9_+\-]+)*$/;
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
 
 export function isValidTimeZone(zone: unknown): zone is string {
   if (typeof zone !== "string" || !ZONE_NAME.test(zone)) return false;

@@ -59,7 +59,12 @@ export function toLocal(instant: Date, zone: string): LocalDateTime {
 /** The local date `days` after `date` (calendar arithmetic, month and year roll over). */
 export function addLocalDays(date: LocalDate, days: number): LocalDate & { weekday: WeekdayNumber } {
   const d = new Date(Date.UTC(date.year, date.month - 1, date.day + days));
-  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), weekday: d.getUTCDay() as WeekdayNumber };
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    weekday: d.getUTCDay() as WeekdayNumber,
+  };
 }
 
 /**
@@ -69,10 +74,19 @@ export function addLocalDays(date: LocalDate, days: number): LocalDate & { weekd
  * - Skipped time (spring gap): the first valid instant after it, i.e. the moment the clocks jump.
  * Returns null only when every occurrence lies before `notBefore`.
  */
-export function fromLocal(date: LocalDate, minuteOfDay: MinuteOfDay, zone: string, notBefore?: Date): Date | null {
+export function fromLocal(
+  date: LocalDate,
+  minuteOfDay: MinuteOfDay,
+  zone: string,
+  notBefore?: Date,
+): Date | null {
   const wallMs = Date.UTC(date.year, date.month - 1, date.day) + minuteOfDay * MINUTE_MS;
   // Offsets in force a day either side cover every candidate a single transition can produce.
-  const offsets = new Set([offsetMs(zone, wallMs - DAY_MS), offsetMs(zone, wallMs), offsetMs(zone, wallMs + DAY_MS)]);
+  const offsets = new Set([
+    offsetMs(zone, wallMs - DAY_MS),
+    offsetMs(zone, wallMs),
+    offsetMs(zone, wallMs + DAY_MS),
+  ]);
   const occurrences = [...offsets]
     .map((offset) => wallMs - offset)
     .filter((candidate) => offsetMs(zone, candidate) === wallMs - candidate)
