@@ -13,7 +13,10 @@ export interface TextingCompliance {
  * (region, else a +1 number on an enabled text address). Any text channel in the fallback list
  * counts, even behind another channel, because delivery may fall back to it at any hour.
  */
-export function textingComplianceFor(ctx: PolicyContext, channels: readonly string[]): TextingCompliance | null {
+export function textingComplianceFor(
+  ctx: PolicyContext,
+  channels: readonly string[],
+): TextingCompliance | null {
   const rules = ctx.config.compliance;
   if (!rules.usTextingRules || !ctx.category.marketing) return null;
   const textChannels = channels.filter((channel) => rules.smsChannels.includes(channel));

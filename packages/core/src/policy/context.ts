@@ -54,7 +54,7 @@ export interface PolicyMessage {
   agent: PolicyAgent | null;
   /** Id of an earlier message with the same idempotency/dedup key (SPEC 1.1.1). */
   duplicateOf: string | null;
-  /** Re-check of a message a reviewer approved: the approval step lets it through. */
+  /** Re-check of a message a reviewer approved: no second rule delay, and no second approval. */
   approved: boolean;
 }
 

@@ -41,8 +41,7 @@ export interface FatigueInput {
 }
 
 export type FatigueVerdict =
-  | { allowed: true; stateIfQueued: FatigueState }
-  | { allowed: false; stateToStore: FatigueState | null };
+  { allowed: true; stateIfQueued: FatigueState } | { allowed: false; stateToStore: FatigueState | null };
 
 export function evaluateFatigue(input: FatigueInput): FatigueVerdict {
   const { settings, now, sendAt } = input;
@@ -52,9 +51,11 @@ export function evaluateFatigue(input: FatigueInput): FatigueVerdict {
   const pauseFromNow = new Date(now.getTime() + settings.pauseSeconds * 1000);
 
   // high and critical are never paused, but they are messages the person may ignore.
-  if (importanceRank(input.importance) >= importanceRank("high")) return { allowed: true, stateIfQueued: counted };
+  if (importanceRank(input.importance) >= importanceRank("high"))
+    return { allowed: true, stateIfQueued: counted };
 
-  if (state.pausedUntil && sendAt.getTime() < state.pausedUntil.getTime()) return { allowed: false, stateToStore: null };
+  if (state.pausedUntil && sendAt.getTime() < state.pausedUntil.getTime())
+    return { allowed: false, stateToStore: null };
 
   if (state.probeMessageId) {
     const probeWentOut = state.probeSentAt !== null && state.probeSentAt.getTime() <= now.getTime();

@@ -1,9 +1,24 @@
 // Message statuses (SPEC 3.1) and which of them count towards limits (DECISIONS "Policy").
 
-export const MESSAGE_STATUSES = ["queued", "sending", "pending_approval", "sent", "delivered", "failed", "suppressed", "cancelled"] as const;
+export const MESSAGE_STATUSES = [
+  "queued",
+  "sending",
+  "pending_approval",
+  "sent",
+  "delivered",
+  "failed",
+  "suppressed",
+  "cancelled",
+] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
-export const FINAL_MESSAGE_STATUSES: readonly MessageStatus[] = ["sent", "delivered", "failed", "suppressed", "cancelled"];
+export const FINAL_MESSAGE_STATUSES: readonly MessageStatus[] = [
+  "sent",
+  "delivered",
+  "failed",
+  "suppressed",
+  "cancelled",
+];
 
 /** What composition can decide: the policy pipeline never yields sending/sent/delivered/cancelled. */
 export type DecidedStatus = "queued" | "suppressed" | "failed" | "pending_approval";
@@ -12,7 +27,10 @@ export type DecidedStatus = "queued" | "suppressed" | "failed" | "pending_approv
 export const CAP_COUNTING_STATUSES: readonly MessageStatus[] = ["queued", "sending", "sent", "delivered"];
 
 /** Agent budgets also count held messages (SPEC 1.4.4). */
-export const AGENT_BUDGET_COUNTING_STATUSES: readonly MessageStatus[] = [...CAP_COUNTING_STATUSES, "pending_approval"];
+export const AGENT_BUDGET_COUNTING_STATUSES: readonly MessageStatus[] = [
+  ...CAP_COUNTING_STATUSES,
+  "pending_approval",
+];
 
 export function isMessageStatus(value: unknown): value is MessageStatus {
   return typeof value === "string" && (MESSAGE_STATUSES as readonly string[]).includes(value);

@@ -36,8 +36,12 @@ export const POLICY_STEPS: readonly PolicyStep[] = [
   approval,
 ];
 
-export async function decidePolicy<C>(ctx: PolicyContext<C>, steps: readonly PolicyStep[] = POLICY_STEPS): Promise<PolicyDecision<C>> {
-  const due = ctx.message.dueAt && ctx.message.dueAt.getTime() > ctx.now.getTime() ? ctx.message.dueAt : ctx.now;
+export async function decidePolicy<C>(
+  ctx: PolicyContext<C>,
+  steps: readonly PolicyStep[] = POLICY_STEPS,
+): Promise<PolicyDecision<C>> {
+  const due =
+    ctx.message.dueAt && ctx.message.dueAt.getTime() > ctx.now.getTime() ? ctx.message.dueAt : ctx.now;
   let draft: PolicyDraft = {
     importance: ctx.message.importance,
     claimedImportance: ctx.message.importance,
@@ -48,7 +52,8 @@ export async function decidePolicy<C>(ctx: PolicyContext<C>, steps: readonly Pol
     fatigueIfQueued: null,
   };
   const trace: StepTrace[] = [];
-  const finish = (status: DecidedStatus, reason: string | null) => decision(ctx, draft, status, reason, trace) as PolicyDecision<C>;
+  const finish = (status: DecidedStatus, reason: string | null) =>
+    decision(ctx, draft, status, reason, trace) as PolicyDecision<C>;
 
   for (const step of steps) {
     const outcome = await step.run(ctx as PolicyContext, draft);
@@ -72,14 +77,24 @@ export async function decidePolicy<C>(ctx: PolicyContext<C>, steps: readonly Pol
         trace.push({ step: step.name, outcome: "drop", detail: outcome.reason });
         return finish(outcome.status, outcome.reason);
       case "hold":
-        trace.push({ step: step.name, outcome: "hold", ...(outcome.reason ? { detail: outcome.reason } : {}) });
+        trace.push({
+          step: step.name,
+          outcome: "hold",
+          ...(outcome.reason ? { detail: outcome.reason } : {}),
+        });
         return finish("pending_approval", outcome.reason);
     }
   }
   return finish("queued", null);
 }
 
-function decision(ctx: PolicyContext<unknown>, draft: PolicyDraft, status: DecidedStatus, reason: string | null, steps: StepTrace[]): PolicyDecision {
+function decision(
+  ctx: PolicyContext<unknown>,
+  draft: PolicyDraft,
+  status: DecidedStatus,
+  reason: string | null,
+  steps: StepTrace[],
+): PolicyDecision {
   const agent = ctx.message.agent;
   return {
     status,
@@ -91,7 +106,9 @@ function decision(ctx: PolicyContext<unknown>, draft: PolicyDraft, status: Decid
     content: draft.content,
     fatigue: status === "queued" ? (draft.fatigueIfQueued ?? draft.fatigueAlways) : draft.fatigueAlways,
     approvalExpiresAt:
-      status === "pending_approval" && agent ? new Date(ctx.now.getTime() + agent.approvalTtlSeconds * 1000) : null,
+      status === "pending_approval" && agent
+        ? new Date(ctx.now.getTime() + agent.approvalTtlSeconds * 1000)
+        : null,
     duplicateOf: ctx.message.duplicateOf,
     steps,
   };

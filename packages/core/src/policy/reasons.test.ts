@@ -1,5 +1,16 @@
-import { compareImportance, importanceRank, isImportance, lowerImportance, type Importance } from "./importance";
-import { CAP_COUNTING_STATUSES, AGENT_BUDGET_COUNTING_STATUSES, isFinalStatus, isMessageStatus } from "./message-status";
+import {
+  compareImportance,
+  importanceRank,
+  isImportance,
+  lowerImportance,
+  type Importance,
+} from "./importance";
+import {
+  CAP_COUNTING_STATUSES,
+  AGENT_BUDGET_COUNTING_STATUSES,
+  isFinalStatus,
+  isMessageStatus,
+} from "./message-status";
 import {
   agentBudgetReason,
   complianceCapReason,
@@ -32,7 +43,10 @@ test.each([
   [rejectedReason("wrong customer"), "rejected: wrong customer"],
   [screeningReason(["pressure", "deception"]), "screening: pressure, deception"],
   [screeningReason([SCREENING_UNAVAILABLE]), "screening: screening unavailable"],
-  [providerErrorsReason(["email: 550 mailbox unknown", "sms: 21211 invalid number"]), "email: 550 mailbox unknown; sms: 21211 invalid number"],
+  [
+    providerErrorsReason(["email: 550 mailbox unknown", "sms: 21211 invalid number"]),
+    "email: 550 mailbox unknown; sms: 21211 invalid number",
+  ],
 ])("%s", (actual, expected) => {
   expect(actual).toBe(expected);
 });
@@ -101,7 +115,13 @@ describe("importance", () => {
 
 test("statuses", () => {
   expect(CAP_COUNTING_STATUSES).toEqual(["queued", "sending", "sent", "delivered"]);
-  expect(AGENT_BUDGET_COUNTING_STATUSES).toEqual(["queued", "sending", "sent", "delivered", "pending_approval"]);
+  expect(AGENT_BUDGET_COUNTING_STATUSES).toEqual([
+    "queued",
+    "sending",
+    "sent",
+    "delivered",
+    "pending_approval",
+  ]);
   expect(isFinalStatus("suppressed")).toBe(true);
   expect(isFinalStatus("pending_approval")).toBe(false);
   expect(isMessageStatus("held")).toBe(false);

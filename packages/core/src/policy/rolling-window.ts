@@ -30,7 +30,12 @@ export function busiestWindowAround(sendTimes: SendTimes, at: number, periodSeco
 }
 
 /** True when one more message at `at` would put more than `limit` into some window of `periodSeconds`. */
-export function exceedsRollingLimit(sendTimes: SendTimes, at: number, limit: number, periodSeconds: number): boolean {
+export function exceedsRollingLimit(
+  sendTimes: SendTimes,
+  at: number,
+  limit: number,
+  periodSeconds: number,
+): boolean {
   if (periodSeconds <= 0) return false;
   return busiestWindowAround(sendTimes, at, periodSeconds) + 1 > limit;
 }

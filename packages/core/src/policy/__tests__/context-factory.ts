@@ -37,7 +37,13 @@ export function makeContext(o: ContextOverrides = {}): PolicyContext<TestContent
     quietHours: { start: "22:00", end: "08:00" },
     defaultTimezone: "UTC",
     ...o.config,
-    compliance: { usTextingRules: false, smsChannels: ["sms"], unknownState: "strict", ...o.config?.compliance, ...o.compliance },
+    compliance: {
+      usTextingRules: false,
+      smsChannels: ["sms"],
+      unknownState: "strict",
+      ...o.config?.compliance,
+      ...o.compliance,
+    },
   };
   return {
     now: o.now ?? NOW,
@@ -99,7 +105,11 @@ export function makeDraft(ctx: PolicyContext<unknown>, patch: Partial<PolicyDraf
   };
 }
 
-export function runStep(step: PolicyStep, o: ContextOverrides = {}, draft: Partial<PolicyDraft> = {}): Promise<StepOutcome> {
+export function runStep(
+  step: PolicyStep,
+  o: ContextOverrides = {},
+  draft: Partial<PolicyDraft> = {},
+): Promise<StepOutcome> {
   const ctx = makeContext(o);
   return Promise.resolve(step.run(ctx as PolicyContext, makeDraft(ctx as PolicyContext, draft)));
 }

@@ -11,7 +11,9 @@ export const agentBudget: PolicyStep = {
     if (!agent) return pass();
     const times = ctx.history.agent.map((t) => t.getTime());
     const at = draft.sendAt.getTime();
-    const hit = agent.frequencyCaps.find((cap) => exceedsRollingLimit(times, at, cap.limit, cap.periodSeconds));
+    const hit = agent.frequencyCaps.find((cap) =>
+      exceedsRollingLimit(times, at, cap.limit, cap.periodSeconds),
+    );
     return hit ? drop("suppressed", agentBudgetReason(hit.limit, hit.periodSeconds)) : pass();
   },
 };

@@ -6,7 +6,11 @@ export const approval: PolicyStep = {
   name: "approval",
   async run(ctx, draft) {
     if (!ctx.message.agent || ctx.message.approved || !ctx.requiresApproval) return pass();
-    const held = await ctx.requiresApproval({ category: ctx.category.key, importance: draft.importance, channels: draft.channels });
+    const held = await ctx.requiresApproval({
+      category: ctx.category.key,
+      importance: draft.importance,
+      channels: draft.channels,
+    });
     return held ? hold() : pass();
   },
 };

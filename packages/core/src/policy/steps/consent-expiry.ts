@@ -8,6 +8,8 @@ export const consentExpiry: PolicyStep = {
   run(ctx) {
     const expiries = ctx.recipient.consentExpiresAt;
     const expiresAt = Object.hasOwn(expiries, ctx.category.key) ? expiries[ctx.category.key] : undefined;
-    return expiresAt && ctx.now.getTime() >= expiresAt.getTime() ? drop("suppressed", REASON.consentExpired) : pass();
+    return expiresAt && ctx.now.getTime() >= expiresAt.getTime()
+      ? drop("suppressed", REASON.consentExpired)
+      : pass();
   },
 };

@@ -10,6 +10,8 @@ export const cooldown: PolicyStep = {
     const seconds = ctx.message.rule?.cooldownSeconds ?? 0;
     if (seconds <= 0) return pass();
     const times = ctx.history.rule.map((t) => t.getTime());
-    return exceedsRollingLimit(times, draft.sendAt.getTime(), 1, seconds) ? drop("suppressed", REASON.cooldown) : pass();
+    return exceedsRollingLimit(times, draft.sendAt.getTime(), 1, seconds)
+      ? drop("suppressed", REASON.cooldown)
+      : pass();
   },
 };

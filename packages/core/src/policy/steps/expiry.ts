@@ -6,6 +6,8 @@ export const expiry: PolicyStep = {
   name: "expiry",
   run(ctx, draft) {
     const expiresAt = ctx.message.expiresAt;
-    return expiresAt && draft.sendAt.getTime() > expiresAt.getTime() ? drop("suppressed", REASON.expired) : pass();
+    return expiresAt && draft.sendAt.getTime() > expiresAt.getTime()
+      ? drop("suppressed", REASON.expired)
+      : pass();
   },
 };

@@ -18,6 +18,10 @@ export const fatigue: PolicyStep = {
       sendAt: draft.sendAt,
     });
     if (verdict.allowed) return change({ fatigueIfQueued: verdict.stateIfQueued });
-    return drop("suppressed", REASON.fatigue, verdict.stateToStore ? { fatigueAlways: verdict.stateToStore } : undefined);
+    return drop(
+      "suppressed",
+      REASON.fatigue,
+      verdict.stateToStore ? { fatigueAlways: verdict.stateToStore } : undefined,
+    );
   },
 };

@@ -10,7 +10,9 @@ export const frequencyCaps: PolicyStep = {
     if (draft.importance === "critical") return pass();
     const times = ctx.history.category.map((t) => t.getTime());
     const at = draft.sendAt.getTime();
-    const hit = ctx.category.frequencyCaps.find((cap) => exceedsRollingLimit(times, at, cap.limit, cap.periodSeconds));
+    const hit = ctx.category.frequencyCaps.find((cap) =>
+      exceedsRollingLimit(times, at, cap.limit, cap.periodSeconds),
+    );
     return hit ? drop("suppressed", frequencyCapReason(hit.limit, hit.periodSeconds)) : pass();
   },
 };

@@ -11,6 +11,8 @@ export const rendering: PolicyStep = {
       importance: draft.importance,
       sendAt: draft.sendAt,
     });
-    return result.ok ? change({ content: result.content }) : drop("failed", templateErrorReason(result.error));
+    return result.ok
+      ? change({ content: result.content })
+      : drop("failed", templateErrorReason(result.error));
   },
 };

@@ -8,32 +8,43 @@ import { resolveTimeZone } from "../../time/zone";
 import { textingComplianceFor } from "../compliance";
 import { defer, pass, type PolicyStep } from "../context";
 
-// Quiet hours and texting hours can push each other (a custom window over Sunday noon in Texas);
-// both only move forward, so a few rounds settle any sane combination.
-const MAX_ROUNDS = 16;
+// Quiet hours and texting hours can push each other (a custom window over Sunday noon in Texas).
+// Both only move forward and repeat weekly, so a combination that allows any time at all finds
+// it within eight days.
+const SEARCH_MS = 8 * 86_400_000;
 
 export const sendTime: PolicyStep = {
   name: "send_time",
   run(ctx, draft) {
     const critical = draft.importance === "critical";
     const zone = resolveTimeZone(ctx.recipient.timezone, ctx.config.defaultTimezone);
-    const delaySeconds = critical ? 0 : (ctx.message.rule?.delaySeconds ?? 0);
+    // An approved message had its delay when it was composed; its re-check starts from dueAt.
+    const delaySeconds = critical || ctx.message.approved ? 0 : (ctx.message.rule?.delaySeconds ?? 0);
     const due = new Date(draft.sendAt.getTime() + delaySeconds * 1000);
-    const quiet = !critical && ctx.category.respectQuietHours ? (ctx.recipient.quietHours ?? ctx.config.quietHours) : null;
+    const quiet =
+      !critical && ctx.category.respectQuietHours
+        ? (ctx.recipient.quietHours ?? ctx.config.quietHours)
+        : null;
     const texting = textingComplianceFor(ctx, draft.channels)?.jurisdiction ?? null;
     const at = settle(due, quiet, texting, zone);
     return at.getTime() === draft.sendAt.getTime() ? pass() : defer(at);
   },
 };
 
-function settle(due: Date, quiet: DailyWindow | null, texting: TextingJurisdiction | null, zone: string): Date {
+function settle(
+  due: Date,
+  quiet: DailyWindow | null,
+  texting: TextingJurisdiction | null,
+  zone: string,
+): Date {
   let at = due;
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  while (at.getTime() - due.getTime() <= SEARCH_MS) {
     let next = quiet ? nextAllowedTime(at, quiet, zone) : at;
     if (texting) next = nextTextingTime(next, texting, zone);
     if (next.getTime() === at.getTime()) return at;
     at = next;
   }
-  // Quiet hours cover every legal texting hour: the law wins over the courtesy.
-  return texting ? nextTextingTime(at, texting, zone) : at;
+  // Quiet hours cover every legal texting hour: the law wins over the courtesy. (Only texting
+  // can get here: quiet hours alone always end within a day.)
+  return texting ? nextTextingTime(due, texting, zone) : at;
 }

@@ -7,6 +7,8 @@ export const unsubscribe: PolicyStep = {
     const { category, recipient } = ctx;
     // Categories that forbid unsubscribing (transactional) ignore a stored opt-out.
     if (!category.allowUnsubscribe) return pass();
-    return recipient.unsubscribedCategories.includes(category.key) ? drop("suppressed", REASON.unsubscribed) : pass();
+    return recipient.unsubscribedCategories.includes(category.key)
+      ? drop("suppressed", REASON.unsubscribed)
+      : pass();
   },
 };
