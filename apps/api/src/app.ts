@@ -7,7 +7,8 @@ import { errorHandler } from "./http/error-handler";
 import { openApiMiddlewares } from "./http/openapi-validation";
 import { requestPath } from "./http/problem";
 import { probesRouter, type ReadinessCheck } from "./http/probes";
-import { requestContext, restoreLogContext } from "./http/request-context";
+import { requestContext } from "./http/request-context";
+import { assertValidOpenApiDocument } from "./openapi/assert-valid";
 import { loadOpenApiDocument, type OpenApiDocument } from "./openapi/load-openapi";
 
 /** The configuration keys the HTTP layer reads (a structural slice of the service config). */
@@ -20,6 +21,8 @@ export interface AppDeps {
   config: ApiHttpConfig;
   /** Named checks for /readyz (e.g. postgres, redis, migrations). */
   readinessChecks?: Record<string, ReadinessCheck>;
+  /** Per-check time limit for /readyz (default 2000 ms). */
+  readinessTimeoutMs?: number;
   /**
    * Run after route matching and before request validation, for documented operations only
    * (unknown routes are 404/405 first). Authentication, scope checks and rate limits go here;
@@ -40,6 +43,7 @@ export interface AppDeps {
 // route matching; beforeValidation (auth); held body errors; validation; routes; problem handler.
 export function createApp(deps: AppDeps): Express {
   const doc = deps.apiDocument ?? loadOpenApiDocument();
+  assertValidOpenApiDocument(doc); // fail at start, not on the first request
   const openapi = openApiMiddlewares(doc, { validateResponses: deps.validateResponses ?? false });
   const app = express();
   app.disable("x-powered-by");
@@ -54,18 +58,20 @@ export function createApp(deps: AppDeps): Express {
       maxBroadcastBodyBytes: deps.config.api.max_broadcast_body_bytes,
     }),
   );
-  app.use(holdBodyError, restoreLogContext);
+  app.use(holdBodyError);
   app.use(...openapi.matchRoute);
   if (deps.beforeValidation?.length) app.use(...deps.beforeValidation);
   app.use(raiseHeldBodyError, ...openapi.validate);
 
   const router = Router();
-  router.use(probesRouter(deps.readinessChecks ?? {}, deps.logger));
+  router.use(probesRouter(deps.readinessChecks ?? {}, deps.logger, deps.readinessTimeoutMs));
   deps.routes?.(router);
   app.use(router);
 
   // A documented operation nobody implemented.
-  app.use((req, _res, next) => next(new AppError("not_found", `No endpoint at ${req.method} ${requestPath(req)}`)));
+  app.use((req, _res, next) =>
+    next(new AppError("not_found", `No endpoint at ${req.method} ${requestPath(req)}`)),
+  );
   app.use(errorHandler(deps.logger));
   return app;
 }

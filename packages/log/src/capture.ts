@@ -11,7 +11,12 @@ export function createLogCapture(): LogCapture {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer | string, _encoding, callback) {
-      lines.push(...chunk.toString().split("\n").filter((line) => line.trim() !== ""));
+      lines.push(
+        ...chunk
+          .toString()
+          .split("\n")
+          .filter((line) => line.trim() !== ""),
+      );
       callback();
     },
   });

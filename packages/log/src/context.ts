@@ -12,11 +12,6 @@ export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
   return storage.run({ ...storage.getStore(), ...ctx }, fn);
 }
 
-/** Re-enters a context object captured with getLogContext() (same object, so additions are shared). */
-export function runInLogContext<T>(ctx: LogContext, fn: () => T): T {
-  return storage.run(ctx, fn);
-}
-
 /** The context of the running request or job, or undefined outside one. */
 export function getLogContext(): LogContext | undefined {
   return storage.getStore();

@@ -35,7 +35,11 @@ describe("createLogger", () => {
       logger.info("outer", { request_id: "explicit" });
     });
     logger.info("outside");
-    expect(capture.entries().map(({ message, request_id, job_id, key_id }) => ({ message, request_id, job_id, key_id }))).toEqual([
+    expect(
+      capture
+        .entries()
+        .map(({ message, request_id, job_id, key_id }) => ({ message, request_id, job_id, key_id })),
+    ).toEqual([
       { message: "inner", request_id: "r1", job_id: "j1", key_id: undefined },
       { message: "outer", request_id: "explicit", job_id: undefined, key_id: "key_1" },
       { message: "outside", request_id: undefined, job_id: undefined, key_id: undefined },

@@ -33,7 +33,10 @@ describe("redactValue", () => {
   });
 
   it("walks nested objects and arrays without mutating the input", () => {
-    const input = { headers: { authorization: "Bearer z", accept: "json" }, list: [{ password: "p" }, `x ${KEY}`] };
+    const input = {
+      headers: { authorization: "Bearer z", accept: "json" },
+      list: [{ password: "p" }, `x ${KEY}`],
+    };
     expect(redactValue(input)).toEqual({
       headers: { authorization: REDACTED, accept: "json" },
       list: [{ password: REDACTED }, `x svc_${REDACTED}`],

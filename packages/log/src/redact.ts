@@ -19,7 +19,13 @@ export function redactString(value: string): string {
 /** Returns a redacted copy of `value`; never mutates it. */
 export function redactValue(value: unknown, key = "", depth = 0, seen = new WeakSet<object>()): unknown {
   // Counts and flags under a sensitive-looking key (max_tokens: 800) carry no secret.
-  if (key && isSensitiveKey(key) && value != null && typeof value !== "number" && typeof value !== "boolean") {
+  if (
+    key &&
+    isSensitiveKey(key) &&
+    value != null &&
+    typeof value !== "number" &&
+    typeof value !== "boolean"
+  ) {
     return REDACTED;
   }
   if (typeof value === "string") return redactString(value);
@@ -27,7 +33,11 @@ export function redactValue(value: unknown, key = "", depth = 0, seen = new Weak
   if (seen.has(value) || depth >= MAX_DEPTH) return "[Truncated]";
   seen.add(value);
   if (value instanceof Error) {
-    return { name: value.name, message: redactString(value.message), stack: value.stack && redactString(value.stack) };
+    return {
+      name: value.name,
+      message: redactString(value.message),
+      stack: value.stack && redactString(value.stack),
+    };
   }
   if (Array.isArray(value)) return value.map((item) => redactValue(item, "", depth + 1, seen));
   if (value instanceof Date || Buffer.isBuffer(value)) return value;

@@ -31,21 +31,34 @@ export function testDocument(): OpenApiDocument {
       responses: {
         "200": {
           description: "echo",
-          content: { "application/json": { schema: { type: "object", required: ["name"], properties: { name: { type: "string" } } } } },
+          content: {
+            "application/json": {
+              schema: { type: "object", required: ["name"], properties: { name: { type: "string" } } },
+            },
+          },
         },
         "422": { $ref: "#/components/responses/UnprocessableContent" },
       },
     },
   };
   doc.paths["/test/fail"] = {
-    get: { security: [], responses: { "200": { description: "never", content: { "application/json": { schema: { type: "object" } } } } } },
+    get: {
+      security: [],
+      responses: {
+        "200": { description: "never", content: { "application/json": { schema: { type: "object" } } } },
+      },
+    },
   };
-  doc.paths["/test/unimplemented"] = { get: { security: [], responses: { "204": { description: "nothing" } } } };
+  doc.paths["/test/unimplemented"] = {
+    get: { security: [], responses: { "204": { description: "nothing" } } },
+  };
   doc.paths["/v1/broadcasts"] = {
     post: {
       security: [],
       requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
-      responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } },
+      responses: {
+        "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } },
+      },
     },
   };
   return doc;
@@ -56,7 +69,9 @@ export interface TestApp {
   logs: LogCapture;
 }
 
-export function testApp(overrides: Partial<AppDeps> & { extraRoutes?: (router: Router) => void } = {}): TestApp {
+export function testApp(
+  overrides: Partial<AppDeps> & { extraRoutes?: (router: Router) => void } = {},
+): TestApp {
   const logs = createLogCapture();
   const logger = createLogger({ service: "api-test", level: "debug", stream: logs.stream });
   const echo: RequestHandler = (req, res) => {

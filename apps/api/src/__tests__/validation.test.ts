@@ -20,7 +20,12 @@ describe("request validation -> 422 with errors", () => {
       { name: "a", extra: true },
       [{ loc: ["body", "extra"], msg: "unknown field", type: "additional_properties" }],
     ],
-    ["missing field", "/test/echo/1", { kind: "a" }, [{ loc: ["body", "name"], msg: "is required", type: "missing" }]],
+    [
+      "missing field",
+      "/test/echo/1",
+      { kind: "a" },
+      [{ loc: ["body", "name"], msg: "is required", type: "missing" }],
+    ],
     [
       "enum",
       "/test/echo/1",
@@ -39,9 +44,24 @@ describe("request validation -> 422 with errors", () => {
       { name: "abcdefghijk" },
       [{ loc: ["body", "name"], msg: "must NOT have more than 10 characters", type: "max_length" }],
     ],
-    ["query maximum", "/test/echo/1?limit=501", { name: "a" }, [{ loc: ["query", "limit"], msg: "must be <= 500", type: "maximum" }]],
-    ["query type", "/test/echo/1?limit=x", { name: "a" }, [{ loc: ["query", "limit"], msg: "must be integer", type: "type" }]],
-    ["path type", "/test/echo/abc", { name: "a" }, [{ loc: ["path", "id"], msg: "must be integer", type: "type" }]],
+    [
+      "query maximum",
+      "/test/echo/1?limit=501",
+      { name: "a" },
+      [{ loc: ["query", "limit"], msg: "must be <= 500", type: "maximum" }],
+    ],
+    [
+      "query type",
+      "/test/echo/1?limit=x",
+      { name: "a" },
+      [{ loc: ["query", "limit"], msg: "must be integer", type: "type" }],
+    ],
+    [
+      "path type",
+      "/test/echo/abc",
+      { name: "a" },
+      [{ loc: ["path", "id"], msg: "must be integer", type: "type" }],
+    ],
     [
       "unknown query parameter listed with the other issues",
       "/test/echo/1?foo=1&limit=0",
@@ -67,7 +87,10 @@ describe("request validation -> 422 with errors", () => {
   });
 
   it("lists every issue of one request", async () => {
-    const res = await request(app).post("/test/echo/11").set(KEY).send({ name: 1, kind: "z", x: 1, y: 2, z: 3 });
+    const res = await request(app)
+      .post("/test/echo/11")
+      .set(KEY)
+      .send({ name: 1, kind: "z", x: 1, y: 2, z: 3 });
     expect(res.status).toBe(422);
     expect(res.body.errors).toHaveLength(6);
     expect(res.body.detail).toMatch(/ \(and 1 more\)$/);
@@ -88,7 +111,11 @@ describe("request validation -> 422 with errors", () => {
 
 describe("body parsing and media types", () => {
   it("malformed JSON is 400 with the parser's reason", async () => {
-    const res = await request(app).post("/test/echo/1").set(KEY).set("Content-Type", "application/json").send('{"name": ');
+    const res = await request(app)
+      .post("/test/echo/1")
+      .set(KEY)
+      .set("Content-Type", "application/json")
+      .send('{"name": ');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       type: "about:blank",
@@ -100,7 +127,10 @@ describe("body parsing and media types", () => {
   });
 
   it("a body over api.max_body_bytes is 413", async () => {
-    const res = await request(app).post("/test/echo/1").set(KEY).send({ name: "x".repeat(200) });
+    const res = await request(app)
+      .post("/test/echo/1")
+      .set(KEY)
+      .send({ name: "x".repeat(200) });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({
       type: "about:blank",
@@ -112,15 +142,23 @@ describe("body parsing and media types", () => {
   });
 
   it("broadcasts take up to api.max_broadcast_body_bytes", async () => {
-    const ok = await request(app).post("/v1/broadcasts").send({ text: "x".repeat(500) });
+    const ok = await request(app)
+      .post("/v1/broadcasts")
+      .send({ text: "x".repeat(500) });
     expect(ok.status).toBe(200);
-    const tooLarge = await request(app).post("/v1/broadcasts").send({ text: "x".repeat(1200) });
+    const tooLarge = await request(app)
+      .post("/v1/broadcasts")
+      .send({ text: "x".repeat(1200) });
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.detail).toBe("Request body is larger than the limit of 1000 bytes");
   });
 
   it("a wrong content type is 415 naming the expected one", async () => {
-    const res = await request(app).post("/test/echo/1").set(KEY).set("Content-Type", "text/plain").send("name=a");
+    const res = await request(app)
+      .post("/test/echo/1")
+      .set(KEY)
+      .set("Content-Type", "text/plain")
+      .send("name=a");
     expect(res.status).toBe(415);
     expect(res.body).toEqual({
       type: "about:blank",

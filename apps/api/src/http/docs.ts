@@ -5,7 +5,12 @@ import type { OpenApiDocument } from "../openapi/load-openapi";
 // /openapi.json, Swagger UI at /docs and ReDoc at /redoc, all assets served from node_modules
 // (no CDN). swagger-ui-dist's own initializer points at the petstore, so /docs ships its own.
 
-const SWAGGER_ASSETS = ["swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "favicon-32x32.png"];
+const SWAGGER_ASSETS = [
+  "swagger-ui.css",
+  "swagger-ui-bundle.js",
+  "swagger-ui-standalone-preset.js",
+  "favicon-32x32.png",
+];
 const SWAGGER_UI_DIR = path.dirname(require.resolve("swagger-ui-dist/package.json"));
 const REDOC_BUNDLE = require.resolve("redoc/bundles/redoc.standalone.js");
 

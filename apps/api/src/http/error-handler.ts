@@ -24,8 +24,8 @@ function fromBodyParser(err: BodyParserError): ProblemInput {
 const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 function expectedMediaTypes(req: Request): string[] {
-  const body = (req as Request & { openapi?: { schema?: { requestBody?: { content?: object } } } }).openapi?.schema
-    ?.requestBody;
+  const body = (req as Request & { openapi?: { schema?: { requestBody?: { content?: object } } } }).openapi
+    ?.schema?.requestBody;
   return Object.keys(body?.content ?? {});
 }
 
@@ -43,7 +43,11 @@ function fromValidator(err: HttpError, req: Request): ProblemInput | undefined {
     case 404:
       return { status: 404, detail: `No endpoint at ${req.method} ${path}` };
     case 405:
-      return { status: 405, detail: `${req.method} is not allowed on ${path}`, headers: { Allow: err.headers?.Allow ?? "" } };
+      return {
+        status: 405,
+        detail: `${req.method} is not allowed on ${path}`,
+        headers: { Allow: err.headers?.Allow ?? "" },
+      };
     case 415: {
       if (!req.headers["content-type"] && !hasBody(req)) {
         const issues = [{ loc: ["body"], msg: "is required", type: "missing" }];
@@ -61,7 +65,14 @@ function fromValidator(err: HttpError, req: Request): ProblemInput | undefined {
 
 function toProblemInput(err: unknown, req: Request): ProblemInput | undefined {
   if (isAppError(err)) {
-    return { status: err.status, title: err.title, detail: err.detail, errors: err.errors, extra: err.extra, headers: err.headers };
+    return {
+      status: err.status,
+      title: err.title,
+      detail: err.detail,
+      errors: err.errors,
+      extra: err.extra,
+      headers: err.headers,
+    };
   }
   if (err instanceof HttpError) return fromValidator(err, req);
   if (isBodyParserError(err)) return fromBodyParser(err);
@@ -79,7 +90,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // Deliberate 5xx (503 from readiness) are answered as thrown; only the unexpected are logged.
     if (status === 500) {
       const validatorErrors = err instanceof HttpError ? err.errors : undefined;
-      logger.error("request failed", { method: req.method, path: loggablePath(req), status, error: err, validator_errors: validatorErrors });
+      logger.error("request failed", {
+        method: req.method,
+        path: loggablePath(req),
+        status,
+        error: err,
+        validator_errors: validatorErrors,
+      });
     }
     if (input && status !== 500) {
       sendProblem(req, res, input);

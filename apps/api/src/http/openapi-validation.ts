@@ -28,7 +28,10 @@ export interface OpenApiMiddlewares {
   validate: RequestHandler[];
 }
 
-export function openApiMiddlewares(doc: OpenApiDocument, options: { validateResponses: boolean }): OpenApiMiddlewares {
+export function openApiMiddlewares(
+  doc: OpenApiDocument,
+  options: { validateResponses: boolean },
+): OpenApiMiddlewares {
   const handlers = OpenApiValidator.middleware({
     // The validator rewrites the document it is given; /openapi.json keeps serving the original.
     apiSpec: structuredClone(doc) as never,
@@ -47,7 +50,9 @@ export function openApiMiddlewares(doc: OpenApiDocument, options: { validateResp
     matchRoute: [...handlers.slice(0, ROUTE_MATCHING.length), describeOperation(doc)],
     validate: handlers
       .slice(ROUTE_MATCHING.length)
-      .map((handler) => (handler.name === "requestMiddleware" ? withUnknownQueryCheck(doc, handler) : handler)),
+      .map((handler) =>
+        handler.name === "requestMiddleware" ? withUnknownQueryCheck(doc, handler) : handler,
+      ),
   };
 }
 

@@ -25,7 +25,11 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<void>
   }
 }
 
-export function probesRouter(checks: Record<string, ReadinessCheck>, logger: Logger, timeoutMs = READINESS_TIMEOUT_MS): Router {
+export function probesRouter(
+  checks: Record<string, ReadinessCheck>,
+  logger: Logger,
+  timeoutMs = READINESS_TIMEOUT_MS,
+): Router {
   const router = Router();
   router.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -38,7 +42,10 @@ export function probesRouter(checks: Record<string, ReadinessCheck>, logger: Log
           return [name, "ok"];
         } catch (error) {
           // The reason stays in the log: probe answers are public.
-          logger.warn("readiness check failed", { check: name, error: error instanceof Error ? error.message : String(error) });
+          logger.warn("readiness check failed", {
+            check: name,
+            error: error instanceof Error ? error.message : String(error),
+          });
           return [name, "failed"];
         }
       }),

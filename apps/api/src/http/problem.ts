@@ -49,5 +49,9 @@ export function sendProblem(req: Request, res: Response, input: ProblemInput): v
   if (input.status === 401 && !Object.keys(headers).some((h) => h.toLowerCase() === "www-authenticate")) {
     headers["WWW-Authenticate"] = "Bearer";
   }
-  res.status(input.status).set(headers).type(PROBLEM_MEDIA_TYPE).send(JSON.stringify(buildProblem(input, req)));
+  res
+    .status(input.status)
+    .set(headers)
+    .type(PROBLEM_MEDIA_TYPE)
+    .send(JSON.stringify(buildProblem(input, req)));
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
-import { getLogContext, runInLogContext, withLogContext, type Logger } from "@svc/log";
+import { getLogContext, withLogContext, type Logger } from "@svc/log";
 import { loggablePath } from "./loggable-path";
 
 // Request id (accepted from X-Request-Id when sane, else generated), echoed in the response,
@@ -22,7 +22,6 @@ export function requestContext(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     withLogContext({ request_id: requestId }, () => {
       const context = getLogContext() ?? {};
-      res.locals.logContext = context;
       res.once("close", () => {
         const route = (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
         logger.info("request", {
@@ -39,10 +38,3 @@ export function requestContext(logger: Logger): RequestHandler {
     });
   };
 }
-
-/** Re-enters the request's log context; stream callbacks (body parsing) run outside it. */
-export const restoreLogContext: RequestHandler = (_req, res, next) => {
-  const context = res.locals.logContext as Record<string, unknown> | undefined;
-  if (context) runInLogContext(context, next);
-  else next();
-};

@@ -22,7 +22,12 @@ function declaredQueryNames(doc: OpenApiDocument, route: string, method: string)
   const item = doc.paths[route] ?? {};
   const operation = (item[method.toLowerCase()] ?? {}) as { parameters?: Parameter[] };
   const params = [...((item.parameters as Parameter[] | undefined) ?? []), ...(operation.parameters ?? [])];
-  return new Set(params.map((p) => resolve(doc, p)).filter((p) => p.in === "query").map((p) => p.name ?? ""));
+  return new Set(
+    params
+      .map((p) => resolve(doc, p))
+      .filter((p) => p.in === "query")
+      .map((p) => p.name ?? ""),
+  );
 }
 
 export function withUnknownQueryCheck(doc: OpenApiDocument, validateRequest: RequestHandler): RequestHandler {
@@ -36,7 +41,12 @@ export function withUnknownQueryCheck(doc: OpenApiDocument, validateRequest: Req
       : [];
     if (unknown.length === 0) return validateRequest(req, res, next);
     return validateRequest(req, res, (err?: unknown) => {
-      const others = err instanceof HttpError && err.status === 400 ? toValidationIssues(err.errors) : err ? undefined : [];
+      const others =
+        err instanceof HttpError && err.status === 400
+          ? toValidationIssues(err.errors)
+          : err
+            ? undefined
+            : [];
       if (others === undefined) return next(err);
       const issues = [...unknown, ...others];
       next(new AppError("validation", summarizeIssues(issues), { errors: issues }));

@@ -50,7 +50,10 @@ export function toValidationIssues(items: ValidatorErrorItem[]): ValidationIssue
     if (!locRoot) return undefined;
     const type = issueType(item);
     const loc = [locRoot, ...rest.map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
-    const msg = type === "additional_properties" && locRoot !== "body" ? "unknown parameter" : (KEYWORD_MSG[type] ?? item.message);
+    const msg =
+      type === "additional_properties" && locRoot !== "body"
+        ? "unknown parameter"
+        : (KEYWORD_MSG[type] ?? item.message);
     issues.push({ loc, msg, type });
   }
   return issues;

@@ -39,12 +39,14 @@ export function mergeFragment(doc: OpenApiDocument, fragment: Fragment, source: 
   for (const [section, entries] of Object.entries(fragment.components ?? {})) {
     const target = ((doc.components ??= {})[section] ??= {});
     for (const [name, value] of Object.entries(entries)) {
-      if (name in target) throw new Error(`OpenAPI components.${section}.${name} defined twice (again in ${source})`);
+      if (name in target)
+        throw new Error(`OpenAPI components.${section}.${name} defined twice (again in ${source})`);
       target[name] = value;
     }
   }
   const unknown = Object.keys(fragment).filter((key) => key !== "paths" && key !== "components");
-  if (unknown.length > 0) throw new Error(`${source}: only paths and components are allowed, found ${unknown.join(", ")}`);
+  if (unknown.length > 0)
+    throw new Error(`${source}: only paths and components are allowed, found ${unknown.join(", ")}`);
 }
 
 /** A fresh document on every call (callers may mutate it, e.g. tests adding a path). */
@@ -52,7 +54,12 @@ export function loadOpenApiDocument(dir: string = defaultDir()): OpenApiDocument
   const doc = readYaml<OpenApiDocument>(path.join(dir, "openapi.yaml"));
   doc.paths ??= {};
   const pathsDir = path.join(dir, "paths");
-  const files = existsSync(pathsDir) ? readdirSync(pathsDir).filter((f) => /\.ya?ml$/.test(f)).sort() : [];
-  for (const file of files) mergeFragment(doc, readYaml<Fragment>(path.join(pathsDir, file)), `paths/${file}`);
+  const files = existsSync(pathsDir)
+    ? readdirSync(pathsDir)
+        .filter((f) => /\.ya?ml$/.test(f))
+        .sort()
+    : [];
+  for (const file of files)
+    mergeFragment(doc, readYaml<Fragment>(path.join(pathsDir, file)), `paths/${file}`);
   return doc;
 }
