@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Client, type ClientBase } from "pg";
-import { ensureDatabase } from "./database-url";
+import { databaseNameOf, ensureDatabase } from "./database-url";
 import { MigrationError } from "./migration-error";
 import { readMigrationFiles, type MigrationFile } from "./migration-files";
 import { CREATE_MIGRATIONS_TABLE, readMigrationRows } from "./migrations-table";
@@ -30,7 +30,7 @@ export interface MigrateResult {
 export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   const log = options.log ?? (() => {});
   if (options.createDatabase && (await ensureDatabase(options.databaseUrl))) {
-    log("created database", { database: new URL(options.databaseUrl).pathname.slice(1) });
+    log("created database", { database: databaseNameOf(options.databaseUrl) });
   }
   const files = await readMigrationFiles(options.migrationsDir);
   const client = new Client({ connectionString: options.databaseUrl });
