@@ -28,3 +28,4 @@ export type {
 // Dev/test/svcctl only; loads the wasm devDependency lazily, so the service never needs it.
 export { checkDrift } from "./drift";
 export type { CheckDriftOptions, DriftResult } from "./drift";
+export * from "./rows";
