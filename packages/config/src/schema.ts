@@ -67,6 +67,9 @@ const workerSchema = z.strictObject({
   max_defer_seconds: positiveInt.default(86400),
   // A `sending` claim older than this is taken over by a retry or a sweep (DECISIONS "Channels").
   lease_seconds: positiveInt.default(300),
+  // How long a job's lock lives without renewal: a worker killed mid-job (SIGKILL) has its job
+  // taken over by another worker once this passes (BullMQ stalled-job recovery).
+  lock_ms: positiveInt.default(30000),
 });
 
 const policySchema = z.strictObject({
