@@ -1,9 +1,14 @@
-import { sweepHandler, type JobHandlers, type JobLogger, type Queues, type Sweep } from "@svc/queue";
+import type { SvcConfig } from "@svc/config";
+import { QUEUE_NAMES, jobNamesOf, sweepHandler, type JobHandlers, type JobLogger, type QueueName, type Queues, type Sweep } from "@svc/queue";
+import type { PrismaClient } from "@svc/store";
 import { reportDeadJobsSweep } from "./report-dead-jobs";
 
 export interface HandlerDeps {
   queues: Queues;
   logger: JobLogger;
+  prisma: PrismaClient;
+  config: SvcConfig;
+  now: () => Date;
 }
 
 export interface HandlerRegistry {
@@ -20,4 +25,9 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
     handlers: { sweep: sweepHandler(sweeps) },
     sweeps,
   };
+}
+
+/** Queues for which every job name has a processor: what an embedded process can run. */
+export function queuesWithHandlers(handlers: JobHandlers): QueueName[] {
+  return QUEUE_NAMES.filter((queue) => jobNamesOf(queue).every((name) => handlers[name] !== undefined));
 }

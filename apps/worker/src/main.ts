@@ -2,9 +2,13 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "@svc/config";
 import { createLogger } from "@svc/log";
 import { createQueues, registerSchedules } from "@svc/queue";
+import { createPrisma, migrate } from "@svc/store";
+import path from "node:path";
 import { buildHandlers } from "./handlers";
 import { exitGracefullyOnSignals } from "./shutdown";
 import { parseQueueNames, startWorkers } from "./start-workers";
+
+const MIGRATIONS_DIR = path.resolve(__dirname, "../../../prisma/migrations");
 
 // `node apps/worker/dist/main.js [--queues ingest,policy] [--config svc.yaml]`: runs the chosen
 // queues' processors (all by default) until SIGTERM/SIGINT.
@@ -27,13 +31,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
     prefix: config.redis.prefix,
     maxAttempts: config.worker.max_attempts,
   });
-  const { handlers, sweeps } = buildHandlers({ queues, logger });
+  if (config.database.auto_migrate) {
+    // Safe beside the API doing the same: the runner holds Prisma's advisory lock while applying.
+    await migrate({ databaseUrl: config.database.url, migrationsDir: MIGRATIONS_DIR, createDatabase: true });
+  }
+  const prisma = createPrisma({ databaseUrl: config.database.url });
+  const { handlers, sweeps } = buildHandlers({ queues, logger, prisma, config, now: () => new Date() });
   const running = startWorkers({ config, handlers, queues: queueNames, logger });
   exitGracefullyOnSignals({
     logger,
     close: async () => {
       await running.close();
       await queues.close();
+      await prisma.$disconnect();
     },
   });
   if (queueNames.includes("scheduler")) {

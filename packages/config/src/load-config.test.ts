@@ -30,6 +30,7 @@ const DEFAULTS: Omit<SvcConfig, "secrets" | "source"> = {
     max_attempts: 8,
     max_defer_seconds: 86400,
     lease_seconds: 300,
+    lock_ms: 30000,
   },
   policy: { quiet_hours: { start: "22:00", end: "08:00" }, default_timezone: "UTC" },
   approvals: { max_pending_per_agent: 100, callback_url: null },

@@ -18,3 +18,4 @@ export * from "./recipients/serialize-recipient";
 export * from "./recipients/recipient-profile";
 export * from "./recipients/recipients";
 export * from "./recipients/preferences";
+export * from "./rules/check-template-string";

@@ -1,5 +1,5 @@
-import { createQueues, createWorker, dispatchTo, PermanentJobError, type Queues } from "@svc/queue";
-import { buildHandlers } from "../handlers";
+import { createQueues, createWorker, dispatchTo, PermanentJobError, sweepHandler, type Queues } from "@svc/queue";
+import { reportDeadJobsSweep } from "../report-dead-jobs";
 import { REDIS_URL, dropPrefix, scratchName, waitFor } from "./harness";
 
 const prefix = scratchName("svc-test-report");
@@ -22,9 +22,9 @@ describe("report-dead-jobs sweep", () => {
       warn: (...args: unknown[]) => warnings.push(args),
       error: () => undefined,
     };
-    const { sweeps, handlers } = buildHandlers({ queues, logger });
+    const sweeps = [reportDeadJobsSweep({ queues, logger })];
+    const handlers = { sweep: sweepHandler(sweeps) };
     expect(sweeps.map((s) => [s.name, s.every])).toEqual([["report-dead-jobs", 300_000]]);
-    expect(Object.keys(handlers)).toEqual(["sweep"]);
     const run = () =>
       handlers.sweep!(
         { sweep: "report-dead-jobs" },

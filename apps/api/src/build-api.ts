@@ -1,0 +1,60 @@
+import type { Express } from "express";
+import type { Redis } from "ioredis";
+import type { SvcConfig } from "@svc/config";
+import { agentsResource, categoriesResource, checkTemplateString, rulesResource, templatesResource } from "@svc/engine";
+import type { Logger } from "@svc/log";
+import type { Queues } from "@svc/queue";
+import { pendingMigrations, type PrismaClient } from "@svc/store";
+import { createApp } from "./app";
+import { rateLimit } from "./auth/rate-limit";
+import { requireKey } from "./auth/require-key";
+import { mountQueueDashboard } from "./http/queue-dashboard";
+import { apiKeysRoutes } from "./routes/api-keys-routes";
+import { keyedRoutes } from "./routes/keyed-routes";
+import { recipientsRoutes } from "./routes/recipients-routes";
+
+export interface ApiServices {
+  config: SvcConfig;
+  logger: Logger;
+  prisma: PrismaClient;
+  redis: Redis;
+  queues: Queues;
+  migrationsDir: string;
+  now?: () => Date;
+  validateResponses?: boolean;
+}
+
+/** Wires the use cases into the HTTP skeleton: the API's composition root, without `listen`. */
+export function buildApi(services: ApiServices): Express {
+  const { config, logger, prisma, redis, queues } = services;
+  const now = services.now ?? (() => new Date());
+  const deps = { prisma, now, config, logger, queues };
+  return createApp({
+    logger,
+    config,
+    validateResponses: services.validateResponses,
+    readinessChecks: {
+      postgres: async () => prisma.$executeRaw`SELECT 1`,
+      redis: async () => redis.ping(),
+      migrations: async () => {
+        const pending = await pendingMigrations({ migrationsDir: services.migrationsDir, databaseUrl: config.database.url });
+        if (pending.length > 0) throw new Error(`pending migrations: ${pending.join(", ")}`);
+      },
+    },
+    beforeValidation: [requireKey(deps), rateLimit(redis, config.redis.prefix, config.api.rate_limit)],
+    mountUnvalidated: (app) => mountQueueDashboard(app, queues, deps),
+    routes(router) {
+      apiKeysRoutes(router, deps);
+      keyedRoutes(router, "/v1/agents", () => agentsResource(deps), now);
+      keyedRoutes(router, "/v1/categories", () => categoriesResource(deps), now);
+      keyedRoutes(router, "/v1/templates", () => templatesResource(deps), now);
+      keyedRoutes(
+        router,
+        "/v1/rules",
+        () => rulesResource(deps, { aiEnabled: config.ai.enabled, checkTemplateString }),
+        now,
+      );
+      recipientsRoutes(router, deps);
+    },
+  });
+}

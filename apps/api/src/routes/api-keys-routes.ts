@@ -1,0 +1,18 @@
+import type { Router } from "express";
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "@svc/engine";
+import type { PrismaClient } from "@svc/store";
+
+export function apiKeysRoutes(router: Router, deps: { prisma: PrismaClient; now: () => Date }) {
+  router.get("/v1/api-keys", async (req, res) => {
+    res.json(await listApiKeys(deps, { limit: req.query.limit as number | undefined, cursor: req.query.cursor as string | undefined }));
+  });
+  router.post("/v1/api-keys", async (req, res) => {
+    res.status(201).json(await createApiKey(deps, req.body));
+  });
+  router.get("/v1/api-keys/:id", async (req, res) => {
+    res.json(await getApiKey(deps, req.params.id as string));
+  });
+  router.post("/v1/api-keys/:id/revoke", async (req, res) => {
+    res.json(await revokeApiKey(deps, req.params.id as string));
+  });
+}

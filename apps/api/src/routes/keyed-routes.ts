@@ -1,0 +1,50 @@
+import type { Router } from "express";
+import { AppError } from "@svc/core";
+
+// HTTP side of the keyed admin resources (categories, templates, rules, agents): one contract,
+// mapped once (DECISIONS "Requests and responses").
+
+interface KeyedResource<View> {
+  create(key: string, input: any, now: Date): Promise<View>;
+  replace(key: string, input: any, now: Date): Promise<{ created: boolean; view: View }>;
+  update(key: string, input: any): Promise<View>;
+  get(key: string): Promise<View>;
+  list(request: { limit?: number; cursor?: string }): Promise<unknown>;
+  remove(key: string): Promise<void>;
+}
+
+function bodyWithoutKey(body: Record<string, unknown>, pathKey: string) {
+  const { key, ...rest } = body;
+  if (key !== undefined && key !== pathKey) {
+    throw new AppError("validation", `body.key: must equal the key in the path ('${pathKey}')`, {
+      errors: [{ loc: ["body", "key"], msg: "must equal the key in the path", type: "value_error" }],
+    });
+  }
+  return rest;
+}
+
+export function keyedRoutes<View>(router: Router, base: string, resource: () => KeyedResource<View>, now: () => Date) {
+  router.get(base, async (req, res) => {
+    res.json(await resource().list({ limit: req.query.limit as number | undefined, cursor: req.query.cursor as string | undefined }));
+  });
+  router.post(base, async (req, res) => {
+    const { key, ...rest } = req.body as Record<string, unknown> & { key: string };
+    res.status(201).json(await resource().create(key, rest, now()));
+  });
+  router.get(`${base}/:key`, async (req, res) => {
+    res.json(await resource().get(req.params.key as string));
+  });
+  router.put(`${base}/:key`, async (req, res) => {
+    const key = req.params.key as string;
+    const { created, view } = await resource().replace(key, bodyWithoutKey(req.body, key), now());
+    res.status(created ? 201 : 200).json(view);
+  });
+  router.patch(`${base}/:key`, async (req, res) => {
+    const key = req.params.key as string;
+    res.json(await resource().update(key, bodyWithoutKey(req.body, key)));
+  });
+  router.delete(`${base}/:key`, async (req, res) => {
+    await resource().remove(req.params.key as string);
+    res.status(204).end();
+  });
+}
