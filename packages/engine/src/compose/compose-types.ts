@@ -1,0 +1,48 @@
+import type { Importance, Principal } from "@svc/core";
+import type { SvcConfig } from "@svc/config";
+import type { MessageRow, TransactionClient } from "@svc/store";
+
+// The contract between whoever asks for a message (ingest for rules, direct sends, later
+// broadcasts and digests) and composeMessage, which decides it under the recipient's lock and
+// writes it. Callers hold the transaction and the recipient lock; composeMessage does no network I/O.
+
+export interface ComposeDeps {
+  config: SvcConfig;
+  now: () => Date;
+}
+
+export interface ComposeRequest {
+  /** Internal recipient id (the row exists; callers create bare profiles first). */
+  recipientId: string;
+  template: string;
+  category: string;
+  /** Planned channels in fallback order. */
+  channels: string[];
+  importance: Importance;
+  data: Record<string, unknown>;
+  /** Who sends: `backend` or the agent key (idempotency scope); agent limits apply when set. */
+  sender: string;
+  agentKey: string | null;
+  apiKeyId: string | null;
+  /** Rule-produced messages carry their rule (delay, cooldown, expires_in) and event. */
+  rule: { key: string; delaySeconds: number | null; cooldownSeconds: number | null; expiresInSeconds: number | null } | null;
+  event: { id: string; name: string; created_at: Date } | null;
+  broadcastId?: string | null;
+  digestId?: string | null;
+  /** `evt:<event>:<rule>`, `brd:<broadcast>:<recipient>`, `dig:<digest>`: a second compose finds the first. */
+  dedupKey: string | null;
+  idempotencyKey?: string | null;
+  requestHash?: string | null;
+  expiresAt: Date | null;
+  /** Dry run (POST /v1/rules/evaluate): decide, write nothing. */
+  dryRun?: boolean;
+}
+
+export interface ComposeResult {
+  /** The stored message (for a dry run: an unsaved row shape). */
+  message: MessageRow;
+  /** True when dedupKey/idempotency matched an existing message, which is returned instead. */
+  duplicate: boolean;
+}
+
+export type { Principal, TransactionClient };
