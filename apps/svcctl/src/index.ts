@@ -1,0 +1,10 @@
+export { runCli, buildProgram } from "./program";
+export type { BuildProgramOptions } from "./program";
+export { createSession, MIGRATIONS_DIR, SCHEMA_PATH } from "./session";
+export type { CliIO, Output, Session } from "./session";
+export { EXIT, EXIT_CODES_HELP } from "./exit-codes";
+export type { ExitCode } from "./exit-codes";
+export { CliError, classifyError } from "./cli-error";
+export type { Targets } from "./cli-error";
+export { reopenGivenUpMessages, GAVE_UP_PREFIX } from "./reopen-given-up-messages";
+export type { ReopenGivenUpMessagesOptions } from "./reopen-given-up-messages";

@@ -1,0 +1,96 @@
+import path from "node:path";
+import { loadConfig, type Env, type SvcConfig } from "@svc/config";
+import { createQueues, type Queues } from "@svc/queue";
+import { createPrisma, type PrismaClient } from "@svc/store";
+import { CliError, type Targets } from "./cli-error";
+import { EXIT } from "./exit-codes";
+import { describeDatabase, describeRedis } from "./targets";
+
+export interface Output {
+  write(chunk: string): unknown;
+}
+
+/** What the process hands the CLI; tests pass their own to run it in-process. */
+export interface CliIO {
+  env: Env;
+  cwd: string;
+  stdout: Output;
+  stderr: Output;
+  now?: () => Date;
+  /** How long to wait for Redis before giving up with exit 5 (default 5000 ms). */
+  redisTimeoutMs?: number;
+}
+
+// Resolved from this file, so the same path works from src (ts-node, jest) and from dist.
+const REPO_ROOT = path.resolve(__dirname, "../../..");
+export const MIGRATIONS_DIR = path.join(REPO_ROOT, "prisma", "migrations");
+export const SCHEMA_PATH = path.join(REPO_ROOT, "prisma", "schema.prisma");
+
+/**
+ * One command run: configuration and clients are created on first use (so `--help` works with a
+ * broken configuration and `keys list` never touches Redis) and closed by `close()`.
+ */
+export interface Session {
+  readonly io: CliIO;
+  readonly now: () => Date;
+  out(line: string): void;
+  err(line: string): void;
+  config(): SvcConfig;
+  /** A Prisma client whose database answered a first query. */
+  prisma(): Promise<PrismaClient>;
+  /** Producers whose Redis connection is ready. */
+  queues(): Promise<Queues>;
+  targets(): Targets;
+  close(): Promise<void>;
+}
+
+export function createSession(io: CliIO, configFile: () => string | undefined): Session {
+  let config: SvcConfig | undefined;
+  let prisma: PrismaClient | undefined;
+  let queues: Queues | undefined;
+  const now = io.now ?? (() => new Date());
+
+  const session: Session = {
+    io,
+    now,
+    out: (line) => io.stdout.write(`${line}\n`),
+    err: (line) => io.stderr.write(`${line}\n`),
+    config() {
+      config ??= loadConfig({ env: io.env, cwd: io.cwd, file: configFile() });
+      return config;
+    },
+    async prisma() {
+      if (!prisma) {
+        prisma = createPrisma({ databaseUrl: session.config().database.url, poolMax: 2 });
+        await prisma.$queryRaw`SELECT 1`;
+      }
+      return prisma;
+    },
+    async queues() {
+      if (!queues) {
+        const { redis, worker } = session.config();
+        queues = createQueues({
+          redisUrl: redis.url,
+          prefix: redis.prefix,
+          maxAttempts: worker.max_attempts,
+        });
+        await queues.ready(io.redisTimeoutMs ?? 5_000).catch((error: unknown) => {
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new CliError(
+            EXIT.unavailable,
+            `cannot reach Redis at ${describeRedis(redis.url)} (${reason})`,
+          );
+        });
+      }
+      return queues;
+    },
+    targets() {
+      if (!config) return {};
+      return { database: describeDatabase(config.database.url), redis: describeRedis(config.redis.url) };
+    },
+    async close() {
+      await Promise.allSettled([prisma?.$disconnect(), queues?.close()]);
+    },
+  };
+  return session;
+}
