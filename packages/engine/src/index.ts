@@ -19,3 +19,7 @@ export * from "./recipients/recipient-profile";
 export * from "./recipients/recipients";
 export * from "./recipients/preferences";
 export * from "./rules/check-template-string";
+export * from "./compose/compose-types";
+export * from "./compose/compose-errors";
+export * from "./compose/compose-message";
+export * from "./compose/message-content";

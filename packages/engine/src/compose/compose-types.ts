@@ -34,6 +34,8 @@ export interface ComposeRequest {
   idempotencyKey?: string | null;
   requestHash?: string | null;
   expiresAt: Date | null;
+  /** Earliest send time before delay and quiet hours (a broadcast's `send_at`); absent or null: now. */
+  dueAt?: Date | null;
   /** Dry run (POST /v1/rules/evaluate): decide, write nothing. */
   dryRun?: boolean;
 }
