@@ -1,0 +1,40 @@
+import type { RecipientProfileInput } from "../recipients/recipient-profile";
+
+/** An inline recipient profile sent with an event (SPEC 2.3). */
+export interface InlineProfile extends RecipientProfileInput {
+  external_id: string;
+}
+
+/** Body of POST /v1/events. */
+export interface EventInput {
+  name: string;
+  recipient: string | InlineProfile;
+  data?: Record<string, unknown>;
+  idempotency_key?: string;
+}
+
+/** Idempotency keys are kept this long (DECISIONS "Requests and responses"). */
+export const IDEMPOTENCY_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+export const RESERVED_EVENT_PREFIX = "svc.";
+
+export function isReservedEventName(name: string): boolean {
+  return name.startsWith(RESERVED_EVENT_PREFIX);
+}
+
+export function recipientExternalId(recipient: EventInput["recipient"]): string {
+  return typeof recipient === "string" ? recipient : recipient.external_id;
+}
+
+/** The profile part of an inline recipient (without `external_id`), or null for a plain id. */
+export function inlineProfileOf(recipient: EventInput["recipient"]): RecipientProfileInput | null {
+  if (typeof recipient === "string") return null;
+  const { external_id: _externalId, ...profile } = recipient;
+  return profile;
+}
+
+// External ids: 1-255 characters without control characters (DECISIONS "Names and ids").
+const CONTROL = /\p{Cc}/u;
+export function isValidExternalId(value: string): boolean {
+  return value.length >= 1 && value.length <= 255 && !CONTROL.test(value);
+}

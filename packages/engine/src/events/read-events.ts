@@ -1,0 +1,29 @@
+import { AppError, type Principal } from "@svc/core";
+import type { PrismaClient } from "@svc/store";
+import { pageQuery, toPage, type PageRequest } from "../shared/paging";
+import { serializeEvent } from "./serialize-event";
+
+type Deps = { prisma: PrismaClient };
+
+/** GET /v1/events: newest first; agent keys see only the events they sent (SPEC 1.4). */
+export async function listEvents({ prisma }: Deps, principal: Principal, request: PageRequest) {
+  const q = pageQuery(request, "id");
+  const own = principal.agentKey ? { agent_key: principal.agentKey } : {};
+  const rows = await prisma.event.findMany({
+    where: { AND: [q.where, own] },
+    orderBy: q.orderBy,
+    take: q.take,
+    include: { outcomes: true },
+  });
+  return toPage(rows, q.limit, (row) => row.id, serializeEvent);
+}
+
+/** GET /v1/events/{id}: another sender's event is 403 for an agent key (DECISIONS "Agents"). */
+export async function getEvent({ prisma }: Deps, principal: Principal, id: string) {
+  const row = await prisma.event.findUnique({ where: { id }, include: { outcomes: true } });
+  if (!row) throw new AppError("not_found", `no event '${id}'`);
+  if (principal.agentKey && row.agent_key !== principal.agentKey) {
+    throw new AppError("forbidden", "agent keys may read only the events they sent");
+  }
+  return serializeEvent(row);
+}
