@@ -1,5 +1,18 @@
+import { $transaction, lockRecipient } from "@svc/store";
 import { createTestDatabase, type TestDatabase } from "@svc/testkit";
-import { baseRequest, compose, makeRecipient, makeTemplate, NOW } from "./compose-fixtures";
+import { ComposeReferenceError } from "../compose-errors";
+import { composeMessage } from "../compose-message";
+import { contentForChannel, type MessageContent } from "../message-content";
+import {
+  baseRequest,
+  compose,
+  makeAgent,
+  makeCategory,
+  makeRecipient,
+  makeTemplate,
+  NOW,
+  testConfig,
+} from "./compose-fixtures";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -51,4 +64,205 @@ test("the same dedup key returns the original with duplicate: true and writes no
   const second = await compose(db.prisma, { ...request, data: { msg: "other" } });
   expect(second).toEqual({ message: first.message, duplicate: true });
   expect(await db.prisma.message.count({ where: { recipient_id: recipient.id } })).toBe(1);
+});
+
+describe("content", () => {
+  test("rendered in the person's locale for the first reachable channel, with variants for overridden channels", async () => {
+    const recipient = await makeRecipient(db.prisma, {
+      locale: "de-AT",
+      addresses: [
+        { channel: "sms", value: "+43660000" },
+        { channel: "email", value: "a@b.c" },
+        { channel: "push", value: "device-1" },
+      ],
+    });
+    const template = await makeTemplate(db.prisma, {
+      en: { title: "Hello", body: "x" },
+      de: {
+        title: "Hallo {{ recipient.external_id }}",
+        body: "Code {{ data.code }}",
+        url: "https://x.test/{{ data.code }}",
+        thread: "codes",
+        channels: { sms: { body: "SMS {{ data.code }}" } },
+      },
+    });
+    const { message } = await compose(
+      db.prisma,
+      baseRequest(recipient.id, template.key, { channels: ["email", "sms", "push"], data: { code: 42 } }),
+    );
+    const name = recipient.external_id;
+    expect(message.content).toEqual({
+      locale: "de",
+      channel: "email",
+      title: `Hallo ${name}`,
+      body: "Code 42",
+      url: "https://x.test/42",
+      thread: "codes",
+      variants: { sms: { title: `Hallo ${name}`, body: "SMS 42", url: "https://x.test/42", thread: "codes" } },
+    });
+    expect(contentForChannel(message.content as unknown as MessageContent, "sms").body).toBe("SMS 42");
+    expect(contentForChannel(message.content as unknown as MessageContent, "push").body).toBe("Code 42");
+  });
+
+  test("the event is visible to templates", async () => {
+    const recipient = await makeRecipient(db.prisma);
+    const template = await makeTemplate(db.prisma, { en: { title: "{{ event.name }} {{ event.id }}", body: "" } });
+    const { message } = await compose(
+      db.prisma,
+      baseRequest(recipient.id, template.key, { event: { id: "evt_9", name: "order.paid", created_at: NOW } }),
+    );
+    expect(message.content).toMatchObject({ title: "order.paid evt_9", body: "" });
+  });
+});
+
+describe("fatigue state", () => {
+  test("a queued message counts; the next one starts the pause, which is stored though suppressed", async () => {
+    const recipient = await makeRecipient(db.prisma);
+    const template = await makeTemplate(db.prisma);
+    const category = await makeCategory(db.prisma, { fatigue: { after: 1, pause: 3600 } });
+    const request = baseRequest(recipient.id, template.key, { category: category.key });
+    const key = { recipient_id_category: { recipient_id: recipient.id, category: category.key } };
+
+    expect((await compose(db.prisma, request)).message.status).toBe("queued");
+    expect(await db.prisma.fatigueState.findUnique({ where: key })).toMatchObject({
+      sent_since_engagement: 1,
+      paused_until: null,
+    });
+    const second = await compose(db.prisma, request);
+    expect(second.message).toMatchObject({ status: "suppressed", status_reason: "fatigue" });
+    expect(await db.prisma.fatigueState.findUnique({ where: key })).toMatchObject({
+      sent_since_engagement: 1,
+      paused_until: new Date(NOW.getTime() + 3_600_000),
+    });
+  });
+});
+
+describe("dry run", () => {
+  test("decides without writing a message or fatigue state", async () => {
+    const recipient = await makeRecipient(db.prisma);
+    const template = await makeTemplate(db.prisma);
+    const category = await makeCategory(db.prisma, { fatigue: { after: 5, pause: 3600 } });
+    const { message, duplicate } = await compose(
+      db.prisma,
+      baseRequest(recipient.id, template.key, { category: category.key, dryRun: true }),
+    );
+    expect(duplicate).toBe(false);
+    expect(message).toMatchObject({ status: "queued", content: { title: `Hi ${recipient.external_id}` } });
+    expect(await db.prisma.message.count({ where: { recipient_id: recipient.id } })).toBe(0);
+    expect(await db.prisma.fatigueState.count({ where: { recipient_id: recipient.id } })).toBe(0);
+  });
+
+  test("a duplicate shows as suppressed / duplicate", async () => {
+    const recipient = await makeRecipient(db.prisma);
+    const template = await makeTemplate(db.prisma);
+    const request = baseRequest(recipient.id, template.key, { dedupKey: `dig:${recipient.id}` });
+    const original = await compose(db.prisma, request);
+    const dry = await compose(db.prisma, { ...request, dryRun: true });
+    expect(dry.duplicate).toBe(true);
+    expect(dry.message).toMatchObject({ status: "suppressed", status_reason: "duplicate" });
+    expect(dry.message.id).not.toBe(original.message.id);
+  });
+});
+
+describe("idempotency", () => {
+  test("same key and body returns the original; another body is 409", async () => {
+    const recipient = await makeRecipient(db.prisma);
+    const template = await makeTemplate(db.prisma);
+    const request = baseRequest(recipient.id, template.key, { idempotencyKey: "same", requestHash: "h1" });
+    const first = await compose(db.prisma, request);
+    expect(await compose(db.prisma, request)).toEqual({ message: first.message, duplicate: true });
+    await expect(compose(db.prisma, { ...request, requestHash: "h2" })).rejects.toMatchObject({
+      code: "conflict",
+      status: 409,
+    });
+  });
+
+  test("keys are per sender", async () => {
+    const recipient = await makeRecipient(db.prisma);
+    const template = await makeTemplate(db.prisma);
+    const agent = await makeAgent(db.prisma);
+    const request = baseRequest(recipient.id, template.key, { idempotencyKey: "per-sender", requestHash: "h" });
+    const backend = await compose(db.prisma, request);
+    const fromAgent = await compose(db.prisma, { ...request, sender: agent.key, agentKey: agent.key });
+    expect(fromAgent.duplicate).toBe(false);
+    expect(fromAgent.message.id).not.toBe(backend.message.id);
+  });
+
+  test("after 7 days the key is released and a new message takes it", async () => {
+    const recipient = await makeRecipient(db.prisma);
+    const template = await makeTemplate(db.prisma);
+    const request = baseRequest(recipient.id, template.key, { idempotencyKey: "week", requestHash: "h1" });
+    const first = await compose(db.prisma, request);
+    const later = new Date(NOW.getTime() + 7 * 86_400_000);
+    const second = await compose(db.prisma, { ...request, requestHash: "h2" }, { now: later });
+    expect(second.duplicate).toBe(false);
+    expect(second.message.idempotency_key).toBe("week");
+    expect(await db.prisma.message.findUniqueOrThrow({ where: { id: first.message.id } })).toMatchObject({
+      idempotency_key: null,
+      idempotency_expires_at: null,
+    });
+  });
+});
+
+describe("references the caller must check", () => {
+  test.each([
+    ["recipient", { recipientId: "rcp_missing" }],
+    ["category", { category: "missing-category" }],
+    ["agent", { agentKey: "missing-agent", sender: "missing-agent" }],
+  ] as const)("missing %s throws ComposeReferenceError", async (reference, overrides) => {
+    const recipient = await makeRecipient(db.prisma);
+    const template = await makeTemplate(db.prisma);
+    const error = await compose(db.prisma, baseRequest(recipient.id, template.key, overrides)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ComposeReferenceError);
+    expect(error).toMatchObject({ reference });
+  });
+});
+
+describe("races", () => {
+  test("10 parallel composes with one dedup key under the recipient lock: one message", async () => {
+    const recipient = await makeRecipient(db.prisma);
+    const template = await makeTemplate(db.prisma);
+    const request = baseRequest(recipient.id, template.key, { dedupKey: `brd:brd_1:${recipient.id}` });
+    const results = await Promise.all(Array.from({ length: 10 }, () => compose(db.prisma, request)));
+    const ids = new Set(results.map((r) => r.message.id));
+    expect(ids.size).toBe(1);
+    expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
+    expect(await db.prisma.message.count({ where: { recipient_id: recipient.id } })).toBe(1);
+  });
+
+  // One idempotency key, two people (so two different locks): the second insert waits on the
+  // first's uncommitted row, then hits the unique index; the savepoint keeps its transaction alive.
+  test.each([
+    ["same body hash: the original comes back", "h1", { duplicate: true }],
+    ["another body hash: 409", "h2", "conflict"],
+  ] as const)("racing insert across recipients, %s", async (_name, secondHash, expected) => {
+    const [ann, bob] = [await makeRecipient(db.prisma), await makeRecipient(db.prisma)];
+    const template = await makeTemplate(db.prisma);
+    const key = `race-${secondHash}-${ann.id}`;
+    const deps = { config: testConfig(), now: () => NOW };
+    let firstInserted!: () => void;
+    const inserted = new Promise<void>((resolve) => (firstInserted = resolve));
+    const first = $transaction(db.prisma, async (tx) => {
+      await lockRecipient(tx, ann.id);
+      const result = await composeMessage(tx, deps, baseRequest(ann.id, template.key, { idempotencyKey: key, requestHash: "h1" }));
+      firstInserted();
+      await new Promise((resolve) => setTimeout(resolve, 300)); // hold the row uncommitted
+      return result;
+    });
+    await inserted;
+    const second = $transaction(db.prisma, async (tx) => {
+      await lockRecipient(tx, bob.id);
+      const result = await composeMessage(tx, deps, baseRequest(bob.id, template.key, { idempotencyKey: key, requestHash: secondHash }));
+      // The transaction is still usable after the savepoint rollback.
+      await tx.message.count();
+      return result;
+    });
+    const original = await first;
+    if (expected === "conflict") {
+      await expect(second).rejects.toMatchObject({ code: "conflict" });
+    } else {
+      expect(await second).toEqual({ message: original.message, duplicate: true });
+    }
+    expect(await db.prisma.message.count({ where: { idempotency_key: key } })).toBe(1);
+  });
 });
