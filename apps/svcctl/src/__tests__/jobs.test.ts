@@ -161,6 +161,16 @@ describe("svcctl jobs retry-dead", () => {
       stderr: "",
     });
   });
+
+  it("--queue naming another queue leaves given-up messages alone (reopened_messages null)", async () => {
+    const id = await message("failed", "gave up: boom");
+    const run = await svcctl(["jobs", "retry-dead", "--queue", "callbacks", "--json"], env, { now });
+    expect({ code: run.code, out: JSON.parse(run.stdout) as unknown }).toEqual({
+      code: 0,
+      out: { dead_jobs: { callbacks: 0 }, reopened_messages: null },
+    });
+    expect(await messageState(id)).toMatchObject({ status: "failed", status_reason: "gave up: boom" });
+  });
 });
 
 describe("reopenGivenUpMessages", () => {

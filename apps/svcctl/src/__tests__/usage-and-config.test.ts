@@ -34,10 +34,14 @@ describe("usage errors exit 2 with commander's one-line message", () => {
     expect(await svcctl(argv, UNREACHABLE_DB)).toEqual({ code: 2, stdout: "", stderr });
   });
 
-  it("a command group without a subcommand shows its help on stderr and exits 2", async () => {
-    const run = await svcctl(["keys"], UNREACHABLE_DB);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^Usage: svcctl keys \[options\] \[command\]/);
+  it.each([
+    [[], /^Usage: svcctl \[options\] \[command\]/],
+    [["keys"], /^Usage: svcctl keys \[options\] \[command\]/],
+    [["jobs"], /^Usage: svcctl jobs \[options\] \[command\]/],
+  ])("%j without a subcommand shows its help on stderr and exits 2", async (argv, usage) => {
+    const run = await svcctl(argv, UNREACHABLE_DB);
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(run.stderr).toMatch(usage);
   });
 });
 
