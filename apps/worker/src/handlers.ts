@@ -1,5 +1,6 @@
 import type { SvcConfig } from "@svc/config";
 import { QUEUE_NAMES, jobNamesOf, sweepHandler, type JobHandlers, type JobLogger, type QueueName, type Queues, type Sweep } from "@svc/queue";
+import { applyPolicyJob, ingestEventJob, requeuePendingEventsSweep } from "@svc/engine";
 import type { PrismaClient } from "@svc/store";
 import { reportDeadJobsSweep } from "./report-dead-jobs";
 
@@ -20,9 +21,14 @@ export interface HandlerRegistry {
 // The one place processors are wired to job names. The engine's use cases (ingest, policy,
 // delivery, digests, screening, callbacks) and their sweeps are added here as they land.
 export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
-  const sweeps: Sweep[] = [reportDeadJobsSweep(deps)];
+  const sweeps: Sweep[] = [reportDeadJobsSweep(deps), requeuePendingEventsSweep(deps)];
   return {
-    handlers: { sweep: sweepHandler(sweeps) },
+    handlers: {
+      sweep: sweepHandler(sweeps),
+      "ingest-event": ingestEventJob(deps),
+      // Ingest composes inline; apply-policy (re)composes one (event, rule) when a job asks for it.
+      "apply-policy": applyPolicyJob(deps),
+    },
     sweeps,
   };
 }

@@ -1,0 +1,93 @@
+import {
+  AppError,
+  matchRules,
+  newId,
+  senderOf,
+  toEventRuleOutcome,
+  validateEventName,
+  type EventRuleOutcome,
+  type Principal,
+} from "@svc/core";
+import type { SvcConfig } from "@svc/config";
+import { $transaction, type PrismaClient } from "@svc/store";
+import { isReservedEventName } from "../events/event-input";
+import { loadIngestRules } from "../ingest/load-ingest-rules";
+import { composeRuleMessage, ruleComposeRequest } from "../ingest/rule-message";
+import { validationError } from "../shared/validation";
+
+/** Body of POST /v1/rules/evaluate. */
+export interface EvaluateInput {
+  name: string;
+  recipient: string;
+  data?: Record<string, unknown>;
+  idempotency_key?: string;
+}
+
+export interface EvaluateResult {
+  name: string;
+  recipient: string;
+  dry_run: true;
+  outcome: EventRuleOutcome[];
+}
+
+/**
+ * Dry run of an event (SPEC 4): the outcome each rule would give, decided by the same matching and
+ * policy as ingest, without writing anything (the transaction is READ ONLY, so Postgres itself
+ * refuses a write). A digest rule reports `digested` without grouping (SPEC 1.7.9); a rule whose
+ * message this sender's event with `idempotency_key` already produced reports `duplicate`.
+ */
+export async function evaluateRules(
+  deps: { prisma: PrismaClient; config: SvcConfig; now: () => Date },
+  principal: Principal,
+  input: EvaluateInput,
+): Promise<EvaluateResult> {
+  const name = validateEventName(input.name);
+  if (!name.ok) throw validationError([{ loc: ["body", "name"], msg: name.detail ?? "invalid event name", type: "value_error" }]);
+  const { prisma } = deps;
+  const recipient = await prisma.recipient.findUnique({ where: { external_id: input.recipient } });
+  if (!recipient) throw new AppError("not_found", `no recipient '${input.recipient}'`);
+  const sender = senderOf(principal);
+  const original = input.idempotency_key
+    ? await prisma.event.findUnique({
+        where: { sender_idempotency_key: { sender, idempotency_key: input.idempotency_key } },
+        select: { id: true },
+      })
+    : null;
+
+  const now = deps.now();
+  // Never stored: conditions and templates see an event id shaped like a real one.
+  const event = {
+    id: newId("event", now.getTime()),
+    name: input.name,
+    created_at: now,
+    data: input.data ?? {},
+    sender,
+    agent_key: principal.agentKey,
+    api_key_id: principal.keyId,
+    // An admin may try the service's own events too (exact-name rules see them, wildcards do not).
+    source: isReservedEventName(input.name) ? ("svc" as const) : ("api" as const),
+  };
+
+  const outcome = await $transaction(prisma, async (tx) => {
+    await tx.$executeRawUnsafe("SET TRANSACTION READ ONLY");
+    const { rules, agent, existing } = await loadIngestRules(tx, event);
+    const matches = matchRules({
+      event,
+      recipient: { ...recipient, attributes: recipient.attributes as Record<string, unknown> },
+      rules,
+      agent,
+      existing,
+    });
+    const outcomes: EventRuleOutcome[] = [];
+    for (const match of matches) {
+      if (match.kind !== "fire") outcomes.push(toEventRuleOutcome(match));
+      else if (match.rule.digest !== null) outcomes.push({ rule: match.rule.key, matched: true, reason: "digested" });
+      else {
+        const request = ruleComposeRequest(event, match.rule, recipient.id, { dryRun: true, dedupEventId: original?.id });
+        outcomes.push((await composeRuleMessage(tx, { config: deps.config, now: () => now }, request)).outcome);
+      }
+    }
+    return outcomes;
+  });
+  return { name: input.name, recipient: input.recipient, dry_run: true, outcome };
+}

@@ -1,0 +1,62 @@
+import type { EventRuleOutcome } from "@svc/core";
+import type { JobHandler, Queues } from "@svc/queue";
+import { $transaction, lockRecipient, type MessageStatus } from "@svc/store";
+import { enqueueFollowUps, type FollowUps } from "./follow-ups";
+import type { IngestDeps } from "./ingest-event";
+import { composeRuleMessage, ruleComposeRequest } from "./rule-message";
+
+// Ingest composes each fired rule inline (one hop less per event). `apply-policy` stays as the
+// catalog's way to (re)compose one (event, rule) on its own, e.g. re-driven by an operator: the
+// dedup key `evt:<event>:<rule>` returns the message ingest already wrote instead of a second one.
+
+export type ApplyPolicyResult =
+  | { status: "composed"; outcome: EventRuleOutcome; followUps: FollowUps }
+  | { status: "skipped"; reason: "event_not_processed" | "rule_not_firing" | "rule_gone" };
+
+/** Only rules that fired for a message (matched, not blocked, not digested) are composed. */
+const NOT_COMPOSED = new Set(["misconfigured", "agent_not_allowed", "agent_deleted", "digested"]);
+
+export async function applyPolicy(
+  deps: IngestDeps,
+  { eventId, ruleKey }: { eventId: string; ruleKey: string },
+): Promise<ApplyPolicyResult> {
+  const peek = await deps.prisma.event.findUnique({ where: { id: eventId }, select: { recipient_external_id: true } });
+  if (!peek) return { status: "skipped", reason: "event_not_processed" };
+  return $transaction(deps.prisma, async (tx) => {
+    await lockRecipient(tx, peek.recipient_external_id);
+    const event = await tx.event.findUnique({ where: { id: eventId } });
+    if (!event || event.status !== "processed" || !event.recipient_id) return { status: "skipped", reason: "event_not_processed" } as const;
+    const stored = await tx.eventOutcome.findUnique({ where: { event_id_rule_key: { event_id: eventId, rule_key: ruleKey } } });
+    if (!stored || !stored.matched || NOT_COMPOSED.has(stored.reason ?? "")) return { status: "skipped", reason: "rule_not_firing" } as const;
+    const rule = await tx.rule.findUnique({ where: { key: ruleKey } });
+    if (!rule || rule.digest !== null) return { status: "skipped", reason: "rule_gone" } as const;
+
+    const now = deps.now();
+    const { outcome, message } = await composeRuleMessage(
+      tx,
+      { config: deps.config, now: () => now },
+      ruleComposeRequest(event, rule, event.recipient_id),
+    );
+    await tx.eventOutcome.update({
+      where: { event_id_rule_key: { event_id: eventId, rule_key: ruleKey } },
+      data: {
+        reason: outcome.reason ?? null,
+        status: (outcome.status as MessageStatus | undefined) ?? null,
+        message_id: outcome.message_id ?? null,
+      },
+    });
+    const followUps: FollowUps = { deliveries: [], digests: [] };
+    if (message?.status === "queued") {
+      followUps.deliveries.push({ messageId: message.id, generation: message.generation, sendAt: message.send_at });
+    }
+    return { status: "composed", outcome, followUps } as const;
+  });
+}
+
+export function applyPolicyJob(deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> }): JobHandler<"apply-policy"> {
+  return async (payload) => {
+    const result = await applyPolicy(deps, payload);
+    if (result.status === "composed") await enqueueFollowUps(deps.queues, result.followUps);
+    return result.status === "composed" ? { status: result.status, outcome: result.outcome } : result;
+  };
+}

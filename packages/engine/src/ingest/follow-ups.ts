@@ -1,0 +1,57 @@
+import type { BulkItem, Queues } from "@svc/queue";
+import type { PrismaClient } from "@svc/store";
+import type { DigestJoin } from "./join-digest";
+
+/** Jobs a committed ingest leaves to enqueue: deliveries of queued messages and digest closings. */
+export interface FollowUps {
+  deliveries: { messageId: string; generation: number; sendAt: Date }[];
+  digests: DigestJoin[];
+}
+
+/**
+ * One bulk round trip. `close-digest` runs at `closes_at` under the digest's stable job id; a
+ * digest that reached `send_after` gets a second job id that runs now, since BullMQ ignores an add
+ * whose id (the delayed one) still exists. Closing twice is a no-op for the closer.
+ */
+export async function enqueueFollowUps(queues: Pick<Queues, "enqueueBulk">, followUps: FollowUps): Promise<void> {
+  const items: BulkItem[] = [
+    ...followUps.deliveries.map(
+      (d): BulkItem<"deliver-message"> => ({
+        name: "deliver-message",
+        payload: { messageId: d.messageId, generation: d.generation },
+        opts: { sendAt: d.sendAt },
+      }),
+    ),
+    ...followUps.digests.map(
+      (d): BulkItem<"close-digest"> => ({
+        name: "close-digest",
+        payload: { digestId: d.digestId },
+        opts: d.full ? { sendAt: d.closesAt, jobId: `${d.digestId}-full` } : { sendAt: d.closesAt },
+      }),
+    ),
+  ];
+  if (items.length > 0) await queues.enqueueBulk(items);
+}
+
+/**
+ * Follow-ups of an event already processed, for a job retried after its commit but before its
+ * enqueue went through: messages still queued and digests still open. Stable job ids make the
+ * repeat harmless.
+ */
+export async function followUpsOfProcessed(prisma: PrismaClient, eventId: string, now: Date): Promise<FollowUps> {
+  const outcomes = await prisma.eventOutcome.findMany({
+    where: { event_id: eventId, OR: [{ message_id: { not: null } }, { digest_id: { not: null } }] },
+    select: { message_id: true, digest_id: true },
+  });
+  const messageIds = outcomes.flatMap((o) => (o.message_id ? [o.message_id] : []));
+  const digestIds = outcomes.flatMap((o) => (o.digest_id ? [o.digest_id] : []));
+  const [messages, digests] = await Promise.all([
+    prisma.message.findMany({ where: { id: { in: messageIds }, status: "queued" }, select: { id: true, generation: true, send_at: true } }),
+    prisma.digest.findMany({ where: { id: { in: digestIds }, status: "open" }, select: { id: true, closes_at: true } }),
+  ]);
+  return {
+    deliveries: messages.map((m) => ({ messageId: m.id, generation: m.generation, sendAt: m.send_at })),
+    // A due digest may sit behind its delayed job: the `-full` id reaches it now.
+    digests: digests.map((d) => ({ digestId: d.id, closesAt: d.closes_at, full: d.closes_at.getTime() <= now.getTime() })),
+  };
+}
