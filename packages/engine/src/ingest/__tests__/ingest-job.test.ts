@@ -1,0 +1,150 @@
+import { PermanentJobError, createQueues, jobIdFor, type JobContext, type Queues } from "@svc/queue";
+import { Prisma } from "@svc/store";
+import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
+import { acceptEvent, type AcceptEventDeps } from "../../events/accept-event";
+import { applyPolicy } from "../apply-policy";
+import { ingestEvent, type IngestDeps } from "../ingest-event";
+import { ingestEventJob, requeuePendingEventsSweep } from "../ingest-job";
+import { BACKEND, NOW, digestPolicy, ingestConfig, makeRecipient, makeRule, makeTemplate, postEvent, tickingClock } from "./ingest-fixtures";
+
+// The job around ingest: follow-up jobs after commit, `failed` on the last attempt, the sweep for
+// events whose job was lost, a Redis outage at accept time, and apply-policy.
+
+let db: TestDatabase;
+let redis: TestRedisPrefix;
+let queues: Queues;
+let deps: IngestDeps & { queues: Queues };
+let accept: AcceptEventDeps;
+
+const job = (attemptsMade: number, attempts = 8): JobContext => ({ id: "j", name: "ingest-event", queue: "ingest", attemptsMade, attempts });
+
+beforeAll(async () => {
+  db = await createTestDatabase("ingest_job");
+  redis = testRedisPrefix("ingest_job");
+  queues = createQueues({ redisUrl: redis.redisUrl, prefix: redis.prefix });
+  const now = tickingClock();
+  deps = { prisma: db.prisma, config: ingestConfig(), now, queues };
+  accept = { prisma: db.prisma, queues, logger: { warn: () => undefined }, now };
+  await makeTemplate(db.prisma, "tpl");
+  await makeRecipient(db.prisma, "ann");
+  await makeRule(db.prisma, { key: "ship", event: "order.shipped" });
+  await makeRule(db.prisma, { key: "ship-digest", event: "order.shipped", digest: digestPolicy() });
+});
+
+afterAll(async () => {
+  await queues.close();
+  await redis.cleanup();
+  await db.drop();
+});
+
+it("accepting enqueues ingest-event under the event id", async () => {
+  const id = await postEvent(accept, { name: "order.shipped", recipient: "ann" });
+  const queued = await queues.queue("ingest").getJob(id);
+  expect([queued?.name, queued?.data]).toEqual(["ingest-event", { eventId: id }]);
+});
+
+it("after commit, enqueues delivery at send_at and the digest's close at closes_at; a retry re-announces them", async () => {
+  const id = await postEvent(accept, { name: "order.shipped", recipient: "ann" });
+  expect(await ingestEventJob(deps)({ eventId: id }, job(0))).toEqual({ status: "processed", outcomes: 2 });
+
+  const message = await db.prisma.message.findFirstOrThrow({ where: { event_id: id } });
+  const digest = await db.prisma.digest.findFirstOrThrow({ where: { rule_key: "ship-digest" } });
+  const delivery = await queues.queue("delivery").getJob(jobIdFor("deliver-message", { messageId: message.id, generation: 0 }));
+  expect(delivery?.data).toEqual({ messageId: message.id, generation: 0 });
+  const close = await queues.queue("digests").getJob(digest.id);
+  expect(close?.data).toEqual({ digestId: digest.id });
+
+  await queues.queue("delivery").obliterate({ force: true });
+  expect(await ingestEventJob(deps)({ eventId: id }, job(1))).toEqual({ status: "skipped", reason: "processed" });
+  expect(await queues.queue("delivery").getJob(`${message.id}-0`)).toBeDefined();
+});
+
+describe("failure", () => {
+  // Two identical addresses break the unique (recipient, channel, value): ingest throws every time.
+  async function brokenEvent() {
+    const id = await postEvent(accept, { name: "order.shipped", recipient: "broken" });
+    const twice = [{ channel: "email", value: "x@example.com" }, { channel: "email", value: "x@example.com" }];
+    await db.prisma.event.update({ where: { id }, data: { recipient_profile: { addresses: twice } as Prisma.InputJsonValue } });
+    return id;
+  }
+
+  it("an attempt with retries left leaves the event pending", async () => {
+    const id = await brokenEvent();
+    await expect(ingestEventJob(deps)({ eventId: id }, job(3))).rejects.toThrow();
+    expect(await db.prisma.event.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "pending", error: null });
+  });
+
+  it("the last attempt marks the event failed with the error; nothing of it is kept", async () => {
+    const id = await brokenEvent();
+    await expect(ingestEventJob(deps)({ eventId: id }, job(7))).rejects.toThrow();
+    const event = await db.prisma.event.findUniqueOrThrow({ where: { id } });
+    expect(event.status).toBe("failed");
+    expect(event.error).toMatch(/^gave up: /);
+    expect(await db.prisma.recipient.findUnique({ where: { external_id: "broken" } })).toBeNull();
+  });
+
+  it("a permanent error fails the event at once", async () => {
+    const id = await brokenEvent();
+    const clockless = ingestEventJob({
+      ...deps,
+      now: () => {
+        throw new PermanentJobError("clock unavailable");
+      },
+    });
+    await expect(clockless({ eventId: id }, job(0))).rejects.toThrow("clock unavailable");
+    expect(await db.prisma.event.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "failed", error: "gave up: clock unavailable" });
+  });
+});
+
+it("the sweep re-enqueues events still pending after 30 s under their stable job id", async () => {
+  await db.prisma.event.updateMany({ where: { status: "pending" }, data: { status: "failed" } });
+  const id = await postEvent(accept, { name: "order.shipped", recipient: "ann" });
+  await queues.queue("ingest").obliterate({ force: true });
+  const sweep = requeuePendingEventsSweep(deps);
+  expect(sweep).toMatchObject({ name: "requeue-pending-events", every: 30_000 });
+
+  expect(await sweep.run({ sweep: sweep.name, now: new Date(NOW.getTime() + 20_000) })).toEqual({ found: 0, jobIds: [] });
+  expect(await sweep.run({ sweep: sweep.name, now: new Date(NOW.getTime() + 3_600_000) })).toEqual({ found: 1, jobIds: [id] });
+  expect((await queues.queue("ingest").getJob(id))?.data).toEqual({ eventId: id });
+  await ingestEvent(deps, id);
+  expect(await sweep.run({ sweep: sweep.name, now: new Date(NOW.getTime() + 3_600_000) })).toEqual({ found: 0, jobIds: [] });
+});
+
+it("with Redis down the event is still accepted (pending) and the outage is logged", async () => {
+  const down = createQueues({ redisUrl: "redis://127.0.0.1:1", prefix: "unused", unavailableAfterMs: 200 });
+  const warnings: unknown[] = [];
+  try {
+    const accepted = await acceptEvent({ ...accept, queues: down, logger: { warn: (m, meta) => warnings.push([m, meta]) } }, BACKEND, {
+      name: "order.shipped",
+      recipient: "ann",
+    });
+    expect(accepted).toMatchObject({ duplicate: false, event: { status: "pending" } });
+    expect(await db.prisma.event.findUniqueOrThrow({ where: { id: accepted.event.id } })).toMatchObject({ status: "pending" });
+    expect(warnings).toEqual([
+      ["event stored but not enqueued; the pending-events sweep will enqueue it", expect.objectContaining({ event_id: accepted.event.id })],
+    ]);
+  } finally {
+    await down.close().catch(() => undefined);
+  }
+});
+
+describe("apply-policy", () => {
+  it("recomposes one fired rule: the dedup key returns the message ingest wrote", async () => {
+    const id = await postEvent(accept, { name: "order.shipped", recipient: "ann" });
+    await ingestEvent(deps, id);
+    const before = await db.prisma.message.findFirstOrThrow({ where: { event_id: id } });
+    const result = await applyPolicy(deps, { eventId: id, ruleKey: "ship" });
+    expect(result).toMatchObject({ status: "composed", outcome: { rule: "ship", matched: true, status: "queued", message_id: before.id } });
+    expect(await db.prisma.message.count({ where: { event_id: id } })).toBe(1);
+  });
+
+  it.each([
+    ["a digest rule", "ship-digest", "rule_not_firing"],
+    ["a rule that did not see the event", "nope", "rule_not_firing"],
+  ])("skips %s", async (_name, ruleKey, reason) => {
+    const id = await postEvent(accept, { name: "order.shipped", recipient: "ann" });
+    expect(await applyPolicy(deps, { eventId: id, ruleKey })).toEqual({ status: "skipped", reason: "event_not_processed" });
+    await ingestEvent(deps, id);
+    expect(await applyPolicy(deps, { eventId: id, ruleKey })).toEqual({ status: "skipped", reason });
+  });
+});
