@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { Client } from "pg";
+import { dropDatabase, withDatabaseName } from "@svc/store";
+import { waitFor } from "@svc/testkit";
+
+// The README's first command (`npm start`) on an empty database: it builds, creates the database,
+// applies migrations, starts the API with embedded workers, and /readyz answers 200.
+
+const ROOT = path.resolve(__dirname, "..");
+const BASE_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const databaseName = `svc_test_quickstart_${randomBytes(4).toString("hex")}`;
+const databaseUrl = withDatabaseName(BASE_URL, databaseName);
+const port = 20000 + Math.floor(Math.random() * 20000);
+let child: ChildProcess | undefined;
+let output = "";
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child!.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+  }
+  await dropDatabase(databaseUrl);
+}, 60_000);
+
+it("`npm start` on an empty database reaches /readyz 200 and shuts down cleanly on SIGTERM", async () => {
+  child = spawn("npm", ["start", "--silent"], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), SVC_SECRET_KEY: randomBytes(32).toString("base64") },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: false,
+  });
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+
+  // Fail at once, with the process output, if the start command dies instead of serving.
+  const died = new Promise<never>((_resolve, reject) =>
+    child!.once("exit", (code) => reject(new Error(`npm start exited with ${code}:\n${output}`))),
+  );
+  const ready = await Promise.race([
+    died,
+    waitFor(
+      async () => {
+        const response = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
+        return response?.status === 200 ? response.json() : null;
+      },
+      { timeoutMs: 150_000, intervalMs: 500, what: "/readyz 200" },
+    ),
+  ]);
+  expect(ready).toEqual({ status: "ready", checks: { postgres: "ok", redis: "ok", migrations: "ok" } });
+
+  // The database was created and migrated by the start itself.
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  const { rows } = await client.query<{ key: string }>("SELECT key FROM categories ORDER BY key");
+  await client.end();
+  expect(rows.map((r) => r.key)).toEqual(["marketing", "transactional"]);
+
+  const unauthorized = await fetch(`http://127.0.0.1:${port}/v1/agents`);
+  expect(unauthorized.status).toBe(401);
+  expect(unauthorized.headers.get("www-authenticate")).toMatch(/^Bearer/);
+
+  died.catch(() => undefined);
+  const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)));
+  child.kill("SIGTERM");
+  expect(await exited).toBe(0);
+}, 180_000);
