@@ -12,7 +12,7 @@ const config: Config = {
     "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }],
   },
   moduleNameMapper: {
-    "^@svc/(core|log|config|store|queue|engine|testkit)$": "<rootDir>/packages/$1/src",
+    "^@svc/(core|log|config|store|queue|providers|engine|testkit)$": "<rootDir>/packages/$1/src",
     "^@svc/(api|worker|svcctl)$": "<rootDir>/apps/$1/src",
   },
   testPathIgnorePatterns: ["/node_modules/", "/dist/"],
