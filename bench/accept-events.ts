@@ -1,0 +1,96 @@
+/**
+ * Accepted `POST /v1/events` per second with 32 concurrent clients, beside two references run in the
+ * same session: a bare Express app doing one Postgres INSERT + one BullMQ add per request, and a
+ * bare Express app doing no I/O. Workers are stopped (worker.embedded false) so the accept path
+ * alone is measured; the rate limit is off. Run: `npm run build && npm run bench:accept`.
+ */
+import { randomBytes } from "node:crypto";
+import { cpus } from "node:os";
+import path from "node:path";
+import { createApiKey } from "@svc/engine";
+import { createPrisma, dropDatabase, ensureDatabase, withDatabaseName } from "@svc/store";
+import { startNode, stop } from "./lib/processes";
+import { fmt, writeSection } from "./lib/results";
+import { median, postJsonScript, wrk } from "./lib/wrk";
+
+const ROOT = path.resolve(__dirname, "..");
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = 32;
+const SERVER = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const BODY = `'{"name":"order.created","recipient":"user-' .. (counter % 1000) .. '","data":{"order":' .. counter .. ',"total":"42.00"}}'`;
+
+async function main() {
+  const tag = randomBytes(3).toString("hex");
+  const svcDb = withDatabaseName(SERVER, `svc_bench_accept_${tag}`);
+  const bareDb = withDatabaseName(SERVER, `svc_bench_bare_${tag}`);
+  await ensureDatabase(bareDb);
+  const ports = { noio: 18101, bare: 18102, svc: 18103 };
+
+  const svc = await startNode(path.join(ROOT, "apps/api/dist/main.js"), [], {
+    DATABASE_URL: svcDb,
+    REDIS_URL,
+    PORT: String(ports.svc),
+    SVC_SECRET_KEY: randomBytes(32).toString("base64"),
+    SVC__WORKER__EMBEDDED: "false",
+    SVC__API__RATE_LIMIT__ENABLED: "false",
+    SVC__REDIS__PREFIX: `svc-bench-${tag}`,
+    SVC__LOG__LEVEL: "warn",
+  }, `http://127.0.0.1:${ports.svc}/readyz`);
+  const prisma = createPrisma({ databaseUrl: svcDb });
+  const { key } = await createApiKey({ prisma, now: () => new Date() }, { name: "bench", scopes: ["events:write"] });
+  await prisma.$disconnect();
+  const noio = await startNode(path.join(__dirname, "reference/bare-apps.js"), ["noio", String(ports.noio)], {}, `http://127.0.0.1:${ports.noio}/ready`);
+  const bare = await startNode(path.join(__dirname, "reference/bare-apps.js"), ["insert-add", String(ports.bare), bareDb, REDIS_URL, `svc-bench-bare-${tag}`], {}, `http://127.0.0.1:${ports.bare}/ready`);
+
+  const targets = {
+    noio: { url: `http://127.0.0.1:${ports.noio}/events`, script: postJsonScript({}, BODY) },
+    bare: { url: `http://127.0.0.1:${ports.bare}/events`, script: postJsonScript({}, BODY) },
+    svc: { url: `http://127.0.0.1:${ports.svc}/v1/events`, script: postJsonScript({ Authorization: `Bearer ${key}` }, BODY) },
+  };
+  const results: Record<keyof typeof targets, number[]> = { noio: [], bare: [], svc: [] };
+  const p99: Record<keyof typeof targets, number[]> = { noio: [], bare: [], svc: [] };
+  try {
+    for (const name of Object.keys(targets) as (keyof typeof targets)[]) {
+      await wrk({ ...targets[name], connections: CONNECTIONS, seconds: 2 }); // warm-up
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const name of Object.keys(targets) as (keyof typeof targets)[]) {
+        const r = await wrk({ ...targets[name], connections: CONNECTIONS, seconds: SECONDS });
+        if (r.non2xx > 0 || r.errors > 0) console.warn(`${name}: ${r.non2xx} non-2xx, ${r.errors} socket errors`);
+        results[name].push(r.requestsPerSecond);
+        p99[name].push(r.latencyP99Ms);
+        console.log(`round ${round + 1} ${name}: ${fmt(r.requestsPerSecond)} req/s, p50 ${fmt(r.latencyP50Ms, 1)} ms, p99 ${fmt(r.latencyP99Ms, 1)} ms`);
+      }
+    }
+  } finally {
+    await Promise.all([stop(svc), stop(noio), stop(bare)]);
+    await dropDatabase(svcDb);
+    await dropDatabase(bareDb);
+  }
+  const m = { noio: median(results.noio), bare: median(results.bare), svc: median(results.svc) };
+  const target = Math.max(m.bare, 0.75 * m.noio);
+  const table = `
+## Accept path: \`POST /v1/events\`
+
+${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), wrk with ${CONNECTIONS} connections,
+${ROUNDS} rounds of ${SECONDS} s each, medians. One API key, rate limit off, workers stopped (accept path only).
+
+| Server | Requests/s (median) | p99 latency (median) | svc ratio |
+|---|---|---|---|
+| svc \`POST /v1/events\` (auth, validation, idempotency, INSERT, enqueue) | ${fmt(m.svc)} | ${fmt(median(p99.svc), 1)} ms | 1.00 |
+| bare Express: one INSERT + one BullMQ add | ${fmt(m.bare)} | ${fmt(median(p99.bare), 1)} ms | ${fmt(m.svc / m.bare, 2)} |
+| bare Express: no I/O | ${fmt(m.noio)} | ${fmt(median(p99.noio), 1)} ms | ${fmt(m.svc / m.noio, 2)} |
+
+Target: svc ≥ max(1.0 × bare INSERT+add, 0.75 × no-I/O) = ${fmt(target)} req/s: **${m.svc >= target ? "met" : "not met"}**
+(svc/bare = ${fmt(m.svc / m.bare, 2)}, svc/no-I/O = ${fmt(m.svc / m.noio, 2)}).
+`;
+  console.log(table);
+  writeSection("accept-events", table);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
