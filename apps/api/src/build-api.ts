@@ -12,6 +12,8 @@ import { mountQueueDashboard } from "./http/queue-dashboard";
 import { apiKeysRoutes } from "./routes/api-keys-routes";
 import { keyedRoutes } from "./routes/keyed-routes";
 import { recipientsRoutes } from "./routes/recipients-routes";
+import { eventsRoutes } from "./routes/events-routes";
+import { evaluateRoutes } from "./routes/evaluate-routes";
 
 export interface ApiServices {
   config: SvcConfig;
@@ -55,6 +57,8 @@ export function buildApi(services: ApiServices): Express {
         now,
       );
       recipientsRoutes(router, deps);
+      eventsRoutes(router, deps);
+      evaluateRoutes(router, deps);
     },
   });
 }

@@ -1,0 +1,17 @@
+import type { Router } from "express";
+import { acceptEvent, getEvent, listEvents, type AcceptEventDeps, type EventInput } from "@svc/engine";
+import { principalOf } from "../auth/require-key";
+
+export function eventsRoutes(router: Router, deps: AcceptEventDeps) {
+  router.post("/v1/events", async (req, res) => {
+    const { event, duplicate } = await acceptEvent(deps, principalOf(res), req.body as EventInput);
+    res.status(duplicate ? 200 : 202).json({ ...event, duplicate });
+  });
+  router.get("/v1/events", async (req, res) => {
+    const page = { limit: req.query.limit as number | undefined, cursor: req.query.cursor as string | undefined };
+    res.json(await listEvents(deps, principalOf(res), page));
+  });
+  router.get("/v1/events/:id", async (req, res) => {
+    res.json(await getEvent(deps, principalOf(res), req.params.id as string));
+  });
+}
