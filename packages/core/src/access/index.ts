@@ -1,2 +1,3 @@
 export * from "./scopes";
 export * from "./api-key-secret";
+export * from "./link-tokens";
