@@ -38,9 +38,12 @@ describe("worker main", () => {
     try {
       const schedulers = await waitFor(async () => {
         const found = await queues.queue("scheduler").getJobSchedulers();
-        return found.length > 0 && found;
+        return found.length >= 2 && found;
       }, 15_000);
-      expect(schedulers.map((s) => [s.key, s.every])).toEqual([["sweep-report-dead-jobs", 300_000]]);
+      expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
+        ["sweep-report-dead-jobs", 300_000],
+        ["sweep-requeue-pending-events", 30_000],
+      ]);
       run.child.kill("SIGTERM");
       expect(await run.exited).toBe(0);
     } finally {
