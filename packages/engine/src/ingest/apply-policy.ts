@@ -26,6 +26,7 @@ export async function applyPolicy(
     await lockRecipient(tx, peek.recipient_external_id);
     const event = await tx.event.findUnique({ where: { id: eventId } });
     if (!event || event.status !== "processed" || !event.recipient_id) return { status: "skipped", reason: "event_not_processed" } as const;
+    await lockRecipient(tx, event.recipient_id); // as ingest: external id, then internal id
     const stored = await tx.eventOutcome.findUnique({ where: { event_id_rule_key: { event_id: eventId, rule_key: ruleKey } } });
     if (!stored || !stored.matched || NOT_COMPOSED.has(stored.reason ?? "")) return { status: "skipped", reason: "rule_not_firing" } as const;
     const rule = await tx.rule.findUnique({ where: { key: ruleKey } });

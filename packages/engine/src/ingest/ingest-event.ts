@@ -43,11 +43,15 @@ export async function ingestEvent(deps: IngestDeps, eventId: string): Promise<In
   return $transaction(
     deps.prisma,
     async (tx) => {
+      // The external id first (the person may not exist yet), then the internal id that direct
+      // sends lock by, always in this order, so events and direct sends to one person serialise.
       await lockRecipient(tx, peek.recipient_external_id);
       // Re-read under the lock: a twin job may have finished this event meanwhile.
       const event = await tx.event.findUnique({ where: { id: eventId } });
       if (!event) return { status: "skipped", reason: "not_found" } as const;
       if (event.status !== "pending") return { status: "skipped", reason: event.status } as const;
+      const known = await tx.recipient.findUnique({ where: { external_id: event.recipient_external_id }, select: { id: true } });
+      if (known) await lockRecipient(tx, known.id);
       return processEvent(tx, deps, event);
     },
     TRANSACTION_OPTIONS,
