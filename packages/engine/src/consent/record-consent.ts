@@ -1,0 +1,87 @@
+import { AppError, newId, sha256Hex, type Principal, type ValidationIssue } from "@svc/core";
+import { $transaction, type PrismaClient } from "@svc/store";
+import { lockPerson } from "../preferences-self-service/lock-person";
+import { changePreferences } from "../recipients/preferences";
+import { validationError } from "../shared/validation";
+import { serializeLedgerEntry, type LedgerEntryView } from "./serialize-ledger-entry";
+
+/** POST /v1/recipients/{external_id}/consent (SPEC 1.8 "Opt-in recording", 2.10). */
+export interface ConsentInput {
+  categories: string[];
+  disclosure: string;
+  disclosure_version?: string;
+  method: string;
+  source: string;
+  ip?: string;
+  user_agent?: string;
+  expires_at?: string;
+}
+
+async function checkInput(prisma: PrismaClient, input: ConsentInput, now: Date): Promise<void> {
+  const issues: ValidationIssue[] = [];
+  const known = await prisma.category.findMany({ where: { key: { in: input.categories } }, select: { key: true } });
+  input.categories.forEach((key, i) => {
+    if (!known.some((c) => c.key === key)) issues.push({ loc: ["body", "categories", i], msg: `no category '${key}'`, type: "value_error" });
+  });
+  if (input.expires_at !== undefined && new Date(input.expires_at).getTime() <= now.getTime()) {
+    issues.push({ loc: ["body", "expires_at"], msg: "must be in the future", type: "value_error" });
+  }
+  if (issues.length > 0) throw validationError(issues);
+}
+
+/**
+ * Subscribes the person to the categories and writes one ledger entry with the disclosure, its
+ * SHA-256 and the provenance, even when nothing changed (an opt-in is evidence, not a diff). The
+ * `consents` rows carry the expiry that composition checks (`consent_expired`).
+ */
+export async function recordConsent(
+  deps: { prisma: PrismaClient; now: () => Date },
+  principal: Principal,
+  externalId: string,
+  input: ConsentInput,
+): Promise<LedgerEntryView> {
+  // SPEC 1.4: an agent key can never record consent.
+  if (principal.agentKey) throw new AppError("forbidden", "agent keys may not record consent");
+  const now = deps.now();
+  await checkInput(deps.prisma, input, now);
+  const categories = [...new Set(input.categories)];
+  const expiresAt = input.expires_at === undefined ? null : new Date(input.expires_at);
+  const provenance = {
+    method: input.method,
+    consent_source: input.source,
+    ip: input.ip ?? null,
+    user_agent: input.user_agent ?? null,
+    api_key: principal.keyId,
+  };
+  const record = {
+    categories,
+    disclosure: input.disclosure,
+    disclosure_sha256: sha256Hex(input.disclosure),
+    disclosure_version: input.disclosure_version ?? null,
+    expires_at: expiresAt,
+  };
+  const entry = await $transaction(deps.prisma, async (tx) => {
+    const person = await tx.recipient.findUnique({ where: { external_id: externalId } });
+    if (!person) throw new AppError("not_found", `no recipient '${externalId}'`);
+    await lockPerson(tx, person);
+    const current = await tx.recipient.findUniqueOrThrow({ where: { id: person.id }, select: { unsubscribed_categories: true } });
+    const subscribed = current.unsubscribed_categories.filter((key) => !categories.includes(key));
+    const change = await changePreferences(tx, person.id, { unsubscribed_categories: subscribed }, { source: "api", provenance }, now);
+    // One entry per opt-in: the change's own entry gains the record, or a record-only entry is written.
+    const row = change.changed
+      ? await tx.consentEntry.update({ where: { id: change.entryId }, data: record })
+      : await tx.consentEntry.create({
+          data: { id: newId("ledger"), recipient_id: person.id, source: "api", changes: {}, provenance, ...record, created_at: now },
+        });
+    for (const category of categories) {
+      const consent = { entry_id: row.id, expires_at: expiresAt, recorded_at: now };
+      await tx.consent.upsert({
+        where: { recipient_id_category: { recipient_id: person.id, category } },
+        create: { recipient_id: person.id, category, ...consent },
+        update: consent,
+      });
+    }
+    return row;
+  });
+  return serializeLedgerEntry(entry);
+}

@@ -1,0 +1,102 @@
+import {
+  AppError,
+  absoluteLinkUrl,
+  messageLinkTokens,
+  newLinkNonce,
+  preferenceToken,
+  preferencesPath,
+  linkTokenHash,
+  unsubscribePath,
+  type MessageLinkTokens,
+} from "@svc/core";
+import type { PrismaClientOrTransaction } from "@svc/store";
+
+// Link tokens in the database (DECISIONS "Link tokens"): nonces and SHA-256 hashes are stored, raw
+// tokens never are. The pure derivation lives in @svc/core.
+
+export { messageLinkTokens, type MessageLinkTokens };
+
+/** The HMAC key for links; `npm start` always has one, so a missing key is an operator error. */
+export function requireSecretKey(config: { secrets: { secretKey: string | null } }): string {
+  const key = config.secrets.secretKey;
+  if (!key) throw new AppError("unavailable", "links are unavailable: SVC_SECRET_KEY is not set");
+  return key;
+}
+
+/**
+ * A message's tokens, with their hashes written to the message (once; they never change because
+ * the nonce never does), so `/preferences/<unsubscribe token>` and `/v1/track/<token>` find it.
+ * The delivery worker calls this before it fills `[[svc:unsubscribe_url]]`.
+ */
+export async function ensureMessageTokenHashes(
+  db: PrismaClientOrTransaction,
+  secretKey: string,
+  message: { id: string; link_nonce: string },
+): Promise<MessageLinkTokens> {
+  const tokens = messageLinkTokens(secretKey, message);
+  await db.message.updateMany({
+    where: { id: message.id, OR: [{ unsubscribe_token_hash: null }, { tracking_token_hash: null }] },
+    data: { unsubscribe_token_hash: tokens.unsubscribeHash, tracking_token_hash: tokens.trackingHash },
+  });
+  return tokens;
+}
+
+/** The person's live preference token, created on first use (a racing creator wins, both agree). */
+export async function preferenceTokenFor(
+  db: PrismaClientOrTransaction,
+  secretKey: string,
+  recipientId: string,
+  now: Date,
+): Promise<string> {
+  const existing = await db.preferenceToken.findUnique({ where: { recipient_id: recipientId } });
+  if (existing) return preferenceToken(secretKey, recipientId, existing.nonce);
+  const nonce = newLinkNonce();
+  const token = preferenceToken(secretKey, recipientId, nonce);
+  await db.preferenceToken.createMany({
+    data: [{ recipient_id: recipientId, nonce, token_hash: linkTokenHash(token), created_at: now }],
+    skipDuplicates: true,
+  });
+  const stored = await db.preferenceToken.findUniqueOrThrow({ where: { recipient_id: recipientId } });
+  return preferenceToken(secretKey, recipientId, stored.nonce);
+}
+
+/** A new nonce replaces the old one: the previous token stops working at once. */
+export async function rotatePreferenceToken(
+  db: PrismaClientOrTransaction,
+  secretKey: string,
+  recipientId: string,
+  now: Date,
+): Promise<string> {
+  const nonce = newLinkNonce();
+  const token = preferenceToken(secretKey, recipientId, nonce);
+  const row = { nonce, token_hash: linkTokenHash(token), created_at: now };
+  await db.preferenceToken.upsert({ where: { recipient_id: recipientId }, create: { recipient_id: recipientId, ...row }, update: row });
+  return token;
+}
+
+export interface DeliveryLinks {
+  /** For `[[svc:preferences_url]]`; null without `api.public_url`. */
+  preferences_url: string | null;
+  /** For `[[svc:unsubscribe_url]]` (and a List-Unsubscribe header); null without `api.public_url`. */
+  unsubscribe_url: string | null;
+  /** The one-click (RFC 8058) POST target; null without `api.public_url`. */
+  one_click_url: string | null;
+  tracking_token: string;
+}
+
+/** Everything delivery needs to fill a message's link placeholders, with the lookup hashes stored. */
+export async function deliveryLinks(
+  db: PrismaClientOrTransaction,
+  options: { secretKey: string; publicUrl: string | null },
+  message: { id: string; link_nonce: string; recipient_id: string },
+  now: Date,
+): Promise<DeliveryLinks> {
+  const tokens = await ensureMessageTokenHashes(db, options.secretKey, message);
+  const preferences = await preferenceTokenFor(db, options.secretKey, message.recipient_id, now);
+  return {
+    preferences_url: absoluteLinkUrl(options.publicUrl, preferencesPath(preferences)),
+    unsubscribe_url: absoluteLinkUrl(options.publicUrl, preferencesPath(tokens.unsubscribe)),
+    one_click_url: absoluteLinkUrl(options.publicUrl, unsubscribePath(tokens.unsubscribe)),
+    tracking_token: tokens.tracking,
+  };
+}
