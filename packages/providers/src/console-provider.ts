@@ -1,0 +1,36 @@
+// Logs instead of sending (SPEC 2.12): one JSON line per message, always accepted.
+import { z } from "zod";
+import { accepted, type Provider, type SendRequest } from "./provider";
+import { parseSettings, type ProviderSetup } from "./settings";
+
+export const consoleSettings = z.object({});
+
+export function createConsoleProvider(setup: ProviderSetup): Provider {
+  parseSettings(consoleSettings, setup);
+  const stream = setup.context.stream ?? process.stdout;
+  const now = setup.context.now;
+  return {
+    name: "console",
+    async send(request: SendRequest) {
+      stream.write(`${JSON.stringify(consoleLine(request, now()))}\n`);
+      return accepted();
+    },
+  };
+}
+
+// Links carry live tokens, so only whether they exist is shown (DECISIONS "Link tokens").
+function consoleLine(request: SendRequest, at: Date) {
+  return {
+    at: at.toISOString(),
+    provider: "console",
+    id: request.messageId,
+    channel: request.channel,
+    to: request.to,
+    recipient: request.recipient.external_id,
+    category: request.category,
+    importance: request.importance,
+    content: request.content,
+    data: request.data,
+    has_unsubscribe_url: Boolean(request.unsubscribeUrl),
+  };
+}
