@@ -48,6 +48,7 @@ export function createSmtpProvider(setup: ProviderSetup): Provider {
         return smtpFailure(error);
       }
     },
+    close: async () => transport.close(),
   };
 }
 
