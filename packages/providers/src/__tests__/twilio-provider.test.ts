@@ -1,0 +1,112 @@
+import { createHmac } from "node:crypto";
+import { createProvider } from "../create-provider";
+import type { SendResult } from "../provider";
+import { twilioSignature, verifyTwilioSignature } from "../twilio-signature";
+import { channel, NOW, refusedPort, sendRequest, startHttpServer, type Reply, type TestHttpServer } from "./fixtures";
+
+const env = { TWILIO_AUTH_TOKEN: "twilio-auth-token" };
+const context = { env, now: () => NOW };
+const SID = "AC0123456789abcdef0123456789abcdef";
+
+describe("twilio provider", () => {
+  let server: TestHttpServer;
+  beforeEach(async () => {
+    server = await startHttpServer([{ status: 201, body: { sid: "SM0123", status: "queued" } }]);
+  });
+  afterEach(() => server.close());
+
+  const sms = (settings: Record<string, unknown> = { from: "+15550100" }) =>
+    createProvider(
+      "sms",
+      channel({ provider: "twilio", account_sid: SID, auth_token_env: "TWILIO_AUTH_TOKEN", base_url: server.url, ...settings }),
+      context,
+    );
+  const request = sendRequest({ channel: "sms", to: "+15550199" });
+
+  it("posts the form to the Messages resource with basic auth and the idempotency token", async () => {
+    await expect(sms().send(request)).resolves.toEqual({ ok: true, providerMessageId: "SM0123" });
+    const [received] = server.requests;
+    expect(received?.method).toBe("POST");
+    expect(received?.url).toBe(`/2010-04-01/Accounts/${SID}/Messages.json`);
+    expect(received?.headers.authorization).toBe(`Basic ${Buffer.from(`${SID}:twilio-auth-token`).toString("base64")}`);
+    expect(received?.headers["content-type"]).toBe("application/x-www-form-urlencoded");
+    expect(received?.headers["i-twilio-idempotency-token"]).toBe(request.messageId);
+    expect(Object.fromEntries(new URLSearchParams(received?.body.toString()))).toEqual({
+      To: "+15550199",
+      From: "+15550100",
+      Body: "Order 1001 is on its way.\n\nhttps://shop.example/o/1001",
+    });
+  });
+
+  it("sends through a messaging service with a status callback", async () => {
+    await sms({ messaging_service_sid: "MG0123", status_callback_url: "https://svc.example/v1/inbound/smsprovider" }).send(request);
+    expect(Object.fromEntries(new URLSearchParams(server.requests[0]?.body.toString()))).toEqual({
+      To: "+15550199",
+      MessagingServiceSid: "MG0123",
+      Body: "Order 1001 is on its way.\n\nhttps://shop.example/o/1001",
+      StatusCallback: "https://svc.example/v1/inbound/smsprovider",
+    });
+  });
+
+  const twilioError = (status: number, code: number): Reply => ({
+    status,
+    body: { code, message: "details", more_info: `https://www.twilio.com/docs/errors/${code}`, status },
+  });
+  const cases: [string, Reply, SendResult][] = [
+    ["400 invalid number", twilioError(400, 21211), { ok: false, retryable: false, error: "twilio 400 code 21211" }],
+    ["400 opted out", twilioError(400, 21610), { ok: false, retryable: false, error: "twilio 400 code 21610" }],
+    ["401", twilioError(401, 20003), { ok: false, retryable: false, error: "twilio 401 code 20003" }],
+    ["404", twilioError(404, 20404), { ok: false, retryable: false, error: "twilio 404 code 20404" }],
+    ["408", { status: 408, body: "" }, { ok: false, retryable: true, error: "twilio 408" }],
+    ["429 with Retry-After", { ...twilioError(429, 20429), headers: { "retry-after": "10" } }, { ok: false, retryable: true, error: "twilio 429 code 20429", retryAfterMs: 10_000 }],
+    ["500", { status: 500, body: "oops" }, { ok: false, retryable: true, error: "twilio 500" }],
+    ["503", twilioError(503, 20503), { ok: false, retryable: true, error: "twilio 503 code 20503" }],
+  ];
+  it.each(cases)("classifies %s", async (_label, reply, expected) => {
+    server.replies = [reply];
+    await expect(sms().send(request)).resolves.toEqual(expected);
+  });
+
+  it("retries a timeout", async () => {
+    server.replies = [{ status: 201, hang: true }];
+    await expect(sms({ from: "+15550100", timeout_ms: 100 }).send(request)).resolves.toEqual({
+      ok: false,
+      retryable: true,
+      error: "twilio timeout after 100 ms",
+    });
+  });
+
+  it("retries a refused connection", async () => {
+    const port = await refusedPort();
+    const provider = createProvider(
+      "sms",
+      channel({ provider: "twilio", account_sid: SID, auth_token_env: "TWILIO_AUTH_TOKEN", from: "+1", base_url: `http://127.0.0.1:${port}` }),
+      context,
+    );
+    await expect(provider.send(request)).resolves.toEqual({ ok: false, retryable: true, error: "twilio connection failed (ECONNREFUSED)" });
+  });
+});
+
+describe("twilioSignature", () => {
+  // The worked example from Twilio's security documentation.
+  const url = "https://mycompany.com/myapp.php?foo=1&bar=2";
+  const params = { CallSid: "CA1234567890ABCDE", Caller: "+12349013030", Digits: "1234", From: "+12349013030", To: "+18005551212" };
+
+  it("matches Twilio's documented example", () => {
+    expect(twilioSignature("12345", url, params)).toBe("0/KCTR6DLpKmkAf8muzZqo1nDgQ=");
+  });
+
+  it("is base64 HMAC-SHA1 of the URL and the sorted name/value pairs", () => {
+    const expected = createHmac("sha1", "tok").update("https://a.example/hookA1B2").digest("base64");
+    expect(twilioSignature("tok", "https://a.example/hook", { B: "2", A: "1" })).toBe(expected);
+  });
+
+  it.each([
+    ["the right signature", "12345", "0/KCTR6DLpKmkAf8muzZqo1nDgQ=", true],
+    ["another token", "54321", "0/KCTR6DLpKmkAf8muzZqo1nDgQ=", false],
+    ["a tampered signature", "12345", "1/KCTR6DLpKmkAf8muzZqo1nDgQ=", false],
+    ["no signature", "12345", undefined, false],
+  ])("verifies %s", (_label, token, signature, expected) => {
+    expect(verifyTwilioSignature(token, url, params, signature)).toBe(expected);
+  });
+});
