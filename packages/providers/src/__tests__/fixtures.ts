@@ -49,6 +49,8 @@ export interface TestHttpServer {
   requests: RecordedRequest[];
   /** Answers to give, in order; the last one repeats. */
   replies: Reply[];
+  /** When set, picks the answer instead of `replies` (for servers with several endpoints). */
+  route?: (request: RecordedRequest) => Reply;
   close(): Promise<void>;
 }
 
@@ -59,8 +61,9 @@ export async function startHttpServer(replies: Reply[] = [{ status: 200, body: {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks) });
-      const reply = state.replies[Math.min(requests.length - 1, state.replies.length - 1)] ?? { status: 200 };
+      const recorded = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks) };
+      requests.push(recorded);
+      const reply = state.route?.(recorded) ?? state.replies[Math.min(requests.length - 1, state.replies.length - 1)] ?? { status: 200 };
       if (reply.hang) return;
       const body = typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {});
       res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
