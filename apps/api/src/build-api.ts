@@ -9,11 +9,16 @@ import { createApp } from "./app";
 import { rateLimit } from "./auth/rate-limit";
 import { requireKey } from "./auth/require-key";
 import { mountQueueDashboard } from "./http/queue-dashboard";
+import { preferencePages } from "./hosted/preferences-router";
+import { recipientRightsRoutes } from "./routes/recipient-rights-routes";
 import { apiKeysRoutes } from "./routes/api-keys-routes";
 import { keyedRoutes } from "./routes/keyed-routes";
+import { messagesRoutes } from "./routes/messages-routes";
+import { engagementRoutes } from "./routes/engagement-routes";
 import { recipientsRoutes } from "./routes/recipients-routes";
 import { eventsRoutes } from "./routes/events-routes";
 import { evaluateRoutes } from "./routes/evaluate-routes";
+import { templatePreviewRoutes } from "./routes/templates-routes";
 
 export interface ApiServices {
   config: SvcConfig;
@@ -44,12 +49,16 @@ export function buildApi(services: ApiServices): Express {
       },
     },
     beforeValidation: [requireKey(deps), rateLimit(redis, config.redis.prefix, config.api.rate_limit)],
-    mountUnvalidated: (app) => mountQueueDashboard(app, queues, deps),
+    mountUnvalidated: (app) => {
+      mountQueueDashboard(app, queues, deps);
+      app.use(preferencePages(deps));
+    },
     routes(router) {
       apiKeysRoutes(router, deps);
       keyedRoutes(router, "/v1/agents", () => agentsResource(deps), now);
       keyedRoutes(router, "/v1/categories", () => categoriesResource(deps), now);
       keyedRoutes(router, "/v1/templates", () => templatesResource(deps), now);
+      templatePreviewRoutes(router, deps);
       keyedRoutes(
         router,
         "/v1/rules",
@@ -57,8 +66,11 @@ export function buildApi(services: ApiServices): Express {
         now,
       );
       recipientsRoutes(router, deps);
+      recipientRightsRoutes(router, deps);
       eventsRoutes(router, deps);
       evaluateRoutes(router, deps);
+      messagesRoutes(router, deps);
+      engagementRoutes(router, deps);
     },
   });
 }
