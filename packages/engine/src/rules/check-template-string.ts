@@ -1,7 +1,9 @@
-import { compileSource, formatSourceError } from "@svc/core";
+import { compileSource } from "@svc/core";
 
-/** Compiles one template string (a digest grouping key) at write time: null when fine, else the error. */
+/** Compiles one template string (a digest grouping key) at write time: null when fine, else the error (`line 1: …`). */
 export function checkTemplateString(source: string): string | null {
   const compiled = compileSource(source);
-  return compiled.ok ? null : formatSourceError("key", compiled.error);
+  if (compiled.ok) return null;
+  const { line, message } = compiled.error;
+  return line === null ? message : `line ${line}: ${message}`; // the caller's `loc` names the field
 }
