@@ -6,7 +6,14 @@ import { parseJsonObject, statusFailure, transportFailure } from "./http";
 import { Http2Client } from "./http2-client";
 import { readPrivateKey, signJwt } from "./jwt";
 import { accepted, retryable, type Provider, type SendRequest } from "./provider";
-import { httpUrl, parseSettings, pemFromEnv, requiredSecret, timeoutMs, type ProviderSetup } from "./settings";
+import {
+  httpUrl,
+  parseSettings,
+  pemFromEnv,
+  requiredSecret,
+  timeoutMs,
+  type ProviderSetup,
+} from "./settings";
 
 export const apnsSettings = z.object({
   key_id: z.string().regex(/^[A-Z0-9]{10}$/, { error: "expected the 10-character key id" }),
@@ -45,7 +52,10 @@ export function createApnsProvider(setup: ProviderSetup): Provider {
   const key = readPrivateKey(pemFromEnv(requiredSecret(setup, "private_key")));
   if (!key || key.asymmetricKeyType !== "ec") {
     throw new ConfigError([
-      { path: `channels.${setup.channelName}.private_key_env`, message: "the variable does not hold a .p8 (EC) private key" },
+      {
+        path: `channels.${setup.channelName}.private_key_env`,
+        message: "the variable does not hold a .p8 (EC) private key",
+      },
     ]);
   }
   const { now } = setup.context;
@@ -92,7 +102,10 @@ function providerTokens(key: KeyObject, keyId: string, teamId: string, now: () =
     get(): string {
       const at = now().getTime();
       if (!cached || at - cached.issuedAt >= APNS_TOKEN_MAX_AGE_MS) {
-        cached = { token: signJwt("ES256", key, { iss: teamId, iat: Math.floor(at / 1000) }, { kid: keyId }), issuedAt: at };
+        cached = {
+          token: signJwt("ES256", key, { iss: teamId, iat: Math.floor(at / 1000) }, { kid: keyId }),
+          issuedAt: at,
+        };
       }
       return cached.token;
     },

@@ -21,7 +21,10 @@ interface ProviderDefinition {
 }
 
 function keysOf(schema: z.ZodType): string[] {
-  const withShape = schema as unknown as { shape?: Record<string, unknown>; def?: { in?: z.ZodType; schema?: z.ZodType } };
+  const withShape = schema as unknown as {
+    shape?: Record<string, unknown>;
+    def?: { in?: z.ZodType; schema?: z.ZodType };
+  };
   if (withShape.shape) return Object.keys(withShape.shape);
   const inner = withShape.def?.in ?? withShape.def?.schema;
   return inner ? keysOf(inner) : [];
@@ -42,7 +45,11 @@ export const PROVIDER_DEFINITIONS: Record<ProviderName, ProviderDefinition> = {
   slack: define(slackSettings, createSlackProvider),
 };
 
-export function createProvider(channelName: string, channel: ChannelConfig, context: ProviderContext): Provider {
+export function createProvider(
+  channelName: string,
+  channel: ChannelConfig,
+  context: ProviderContext,
+): Provider {
   const names = channelProviders(channel);
   if (names.length === 0) {
     throw new ConfigError([{ path: `channels.${channelName}.provider`, message: "no provider configured" }]);
@@ -73,7 +80,11 @@ export function createProviders(
 }
 
 function rejectUnknownSettings(channelName: string, channel: ChannelConfig, names: ProviderName[]) {
-  const known = new Set(["provider", "providers", ...names.flatMap((name) => PROVIDER_DEFINITIONS[name].settingNames)]);
+  const known = new Set([
+    "provider",
+    "providers",
+    ...names.flatMap((name) => PROVIDER_DEFINITIONS[name].settingNames),
+  ]);
   const unknown = Object.keys(channel).filter((key) => !known.has(key));
   if (unknown.length === 0) return;
   throw new ConfigError(

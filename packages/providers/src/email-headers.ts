@@ -21,7 +21,9 @@ export function unsubscribeHeaders(options: {
   if (!options.allowUnsubscribe || !options.unsubscribeUrl) return {};
   const targets = [`<${options.unsubscribeUrl}>`];
   if (options.mailto) {
-    targets.push(`<mailto:${options.mailto}?subject=${encodeURIComponent(`unsubscribe ${options.messageId}`)}>`);
+    targets.push(
+      `<mailto:${options.mailto}?subject=${encodeURIComponent(`unsubscribe ${options.messageId}`)}>`,
+    );
   }
   return {
     "List-Unsubscribe": targets.join(", "),

@@ -5,7 +5,14 @@ import { googleAccessTokens, type ServiceAccount } from "./google-access-token";
 import { parseJsonObject, postWithDeadline, statusFailure, transportFailure } from "./http";
 import { readPrivateKey } from "./jwt";
 import { accepted, retryable, type Provider, type SendRequest } from "./provider";
-import { httpUrl, parseSettings, pemFromEnv, requiredSecret, timeoutMs, type ProviderSetup } from "./settings";
+import {
+  httpUrl,
+  parseSettings,
+  pemFromEnv,
+  requiredSecret,
+  timeoutMs,
+  type ProviderSetup,
+} from "./settings";
 
 export const FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging";
 const DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token";
@@ -49,11 +56,21 @@ export function createFcmProvider(setup: ProviderSetup): Provider {
   const projectId = settings.project_id ?? account.project_id;
   if (!projectId) {
     throw new ConfigError([
-      { path: `channels.${setup.channelName}.project_id`, message: "required when the service account has no project_id" },
+      {
+        path: `channels.${setup.channelName}.project_id`,
+        message: "required when the service account has no project_id",
+      },
     ]);
   }
   const { now, fetch: fetchFn = fetch } = setup.context;
-  const tokens = googleAccessTokens({ account, scope: FCM_SCOPE, fetch: fetchFn, now, timeoutMs: settings.timeout_ms, label: "fcm" });
+  const tokens = googleAccessTokens({
+    account,
+    scope: FCM_SCOPE,
+    fetch: fetchFn,
+    now,
+    timeoutMs: settings.timeout_ms,
+    label: "fcm",
+  });
   const url = `${settings.base_url}/v1/projects/${encodeURIComponent(projectId)}/messages:send`;
   return {
     name: "fcm",
@@ -106,8 +123,12 @@ function readServiceAccount(setup: ProviderSetup): ServiceAccount {
   } catch {
     json = undefined;
   }
-  if (json === null || typeof json !== "object") throw fail("the variable does not hold service account JSON");
-  const { client_email, private_key, private_key_id, token_uri, project_id } = json as Record<string, unknown>;
+  if (json === null || typeof json !== "object")
+    throw fail("the variable does not hold service account JSON");
+  const { client_email, private_key, private_key_id, token_uri, project_id } = json as Record<
+    string,
+    unknown
+  >;
   if (typeof client_email !== "string" || typeof private_key !== "string") {
     throw fail("the service account JSON lacks client_email or private_key");
   }

@@ -40,7 +40,13 @@ export function googleAccessTokens(options: {
     const assertion = signJwt(
       "RS256",
       account.private_key,
-      { iss: account.client_email, scope: options.scope, aud: account.token_uri, iat: issuedAt, exp: issuedAt + LIFETIME_SECONDS },
+      {
+        iss: account.client_email,
+        scope: options.scope,
+        aud: account.token_uri,
+        iat: issuedAt,
+        exp: issuedAt + LIFETIME_SECONDS,
+      },
       account.private_key_id ? { kid: account.private_key_id } : {},
     );
     const label = `${options.label} token`;
@@ -49,7 +55,10 @@ export function googleAccessTokens(options: {
         fetch: options.fetch,
         url: account.token_uri,
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }).toString(),
+        body: new URLSearchParams({
+          grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+          assertion,
+        }).toString(),
         timeoutMs: options.timeoutMs,
       });
       const answer = parseJsonObject(response.text);
@@ -58,7 +67,10 @@ export function googleAccessTokens(options: {
         return statusFailure(label, response.status, response.headers, now(), code);
       }
       const expiresIn = typeof answer.expires_in === "number" ? answer.expires_in : LIFETIME_SECONDS;
-      cached = { token: answer.access_token, expiresAt: now().getTime() + expiresIn * 1000 - REFRESH_MARGIN_MS };
+      cached = {
+        token: answer.access_token,
+        expiresAt: now().getTime() + expiresIn * 1000 - REFRESH_MARGIN_MS,
+      };
       return answer.access_token;
     } catch (error) {
       return transportFailure(label, error, options.timeoutMs);

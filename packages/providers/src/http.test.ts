@@ -41,14 +41,20 @@ describe("statusFailure", () => {
     });
   });
   it("is permanent for a 4xx", () => {
-    expect(statusFailure("x", 422, new Headers(), now)).toEqual({ ok: false, retryable: false, error: "x 422" });
+    expect(statusFailure("x", 422, new Headers(), now)).toEqual({
+      ok: false,
+      retryable: false,
+      error: "x 422",
+    });
   });
 });
 
 describe("errorCode", () => {
   it("reads the code fetch wraps in its cause", () => {
-    expect(errorCode(new TypeError("fetch failed", { cause: Object.assign(new Error("x"), { code: "ECONNREFUSED" }) }))).toBe(
-      "ECONNREFUSED",
-    );
+    expect(
+      errorCode(
+        new TypeError("fetch failed", { cause: Object.assign(new Error("x"), { code: "ECONNREFUSED" }) }),
+      ),
+    ).toBe("ECONNREFUSED");
   });
 });

@@ -68,14 +68,15 @@ function isTimeout(error: unknown): boolean {
   return name === "TimeoutError" || name === "AbortError" || errorCode(error) === "ETIMEDOUT";
 }
 
-/** The system error code (ECONNREFUSED, ...) from the error or the cause fetch wraps it in. */
+/** The innermost error code (ECONNREFUSED, ...): fetch and HTTP/2 wrap the system error as `cause`. */
 export function errorCode(error: unknown): string {
+  let found: string | undefined;
   for (let current: unknown = error, depth = 0; current && depth < 4; depth += 1) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") return code;
+    if (typeof code === "string") found = code;
     current = (current as { cause?: unknown }).cause;
   }
-  return error instanceof Error ? error.name : "unknown";
+  return found ?? (error instanceof Error ? error.name : "unknown");
 }
 
 /** A JSON object answer, or {} when the body is empty, not JSON or not an object. */

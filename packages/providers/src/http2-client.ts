@@ -9,7 +9,12 @@ export class Http2Client {
   constructor(private readonly origin: string) {}
 
   /** Resolves with any HTTP answer; rejects when none came in time or the connection failed. */
-  post(path: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<HttpResponse> {
+  post(
+    path: string,
+    headers: Record<string, string>,
+    body: string,
+    timeoutMs: number,
+  ): Promise<HttpResponse> {
     return new Promise((resolve, reject) => {
       const session = this.connect();
       const fail = (error: unknown) => {

@@ -1,7 +1,12 @@
 export * from "./provider";
 export { createProvider, createProviders, PROVIDER_DEFINITIONS } from "./create-provider";
 export { FailoverProvider } from "./failover-provider";
-export { signPayload, verifySignature, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS } from "./webhook-signature";
+export {
+  signPayload,
+  verifySignature,
+  SIGNATURE_HEADER,
+  SIGNATURE_TOLERANCE_SECONDS,
+} from "./webhook-signature";
 export { twilioSignature, verifyTwilioSignature, type TwilioParams } from "./twilio-signature";
 export { isRetryableStatus, parseRetryAfter } from "./http";
 export { apnsId } from "./apns-provider";

@@ -20,7 +20,10 @@ export const httpUrl = z
   .transform((value) => value.replace(/\/+$/, ""));
 export const envName = z.string();
 
-export function parseSettings<Schema extends z.ZodType>(schema: Schema, setup: ProviderSetup): z.output<Schema> {
+export function parseSettings<Schema extends z.ZodType>(
+  schema: Schema,
+  setup: ProviderSetup,
+): z.output<Schema> {
   const parsed = schema.safeParse(setup.channel);
   if (parsed.success) return parsed.data;
   throw new ConfigError(
@@ -34,7 +37,12 @@ export function parseSettings<Schema extends z.ZodType>(schema: Schema, setup: P
 
 /** The credential named by `<setting>_env`; a ConfigError when the setting or the variable is missing. */
 export function requiredSecret(setup: ProviderSetup, setting: string): string {
-  const value = channelSecret({ channels: { [setup.channelName]: setup.channel } }, setup.context.env, setup.channelName, setting);
+  const value = channelSecret(
+    { channels: { [setup.channelName]: setup.channel } },
+    setup.context.env,
+    setup.channelName,
+    setting,
+  );
   if (value === undefined) {
     throw new ConfigError([
       {
@@ -48,7 +56,12 @@ export function requiredSecret(setup: ProviderSetup, setting: string): string {
 
 /** The credential named by `<setting>_env` when that setting is present. */
 export function optionalSecret(setup: ProviderSetup, setting: string): string | undefined {
-  return channelSecret({ channels: { [setup.channelName]: setup.channel } }, setup.context.env, setup.channelName, setting);
+  return channelSecret(
+    { channels: { [setup.channelName]: setup.channel } },
+    setup.context.env,
+    setup.channelName,
+    setting,
+  );
 }
 
 /** PEM keys kept in one-line environment variables often carry literal `\n`. */

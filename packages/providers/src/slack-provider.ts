@@ -32,7 +32,9 @@ export function slackMessage(request: SendRequest) {
     channel: request.to,
     // Shown in notifications and by clients without blocks.
     text: [title, body, url].filter(Boolean).join("\n"),
-    blocks: [{ type: "section", text: { type: "mrkdwn", text: body ? `${heading}\n${mrkdwn(body)}` : heading } }],
+    blocks: [
+      { type: "section", text: { type: "mrkdwn", text: body ? `${heading}\n${mrkdwn(body)}` : heading } },
+    ],
     unfurl_links: false,
     unfurl_media: false,
     metadata: { event_type: "svc_message", event_payload: { message_id: request.messageId } },

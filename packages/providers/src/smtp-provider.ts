@@ -17,8 +17,14 @@ export const smtpSettings = z.object({
   reply_to: z.string().min(3).optional(),
   username: z.string().min(1).optional(),
   password_env: z.string().optional(),
-  unsubscribe_mailto: z.string().regex(/^[^\s@<>]+@[^\s@<>]+$/, { error: "expected an e-mail address" }).optional(),
-  message_id_domain: z.string().regex(/^[A-Za-z0-9.-]+$/, { error: "expected a domain name" }).default("svc"),
+  unsubscribe_mailto: z
+    .string()
+    .regex(/^[^\s@<>]+@[^\s@<>]+$/, { error: "expected an e-mail address" })
+    .optional(),
+  message_id_domain: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]+$/, { error: "expected a domain name" })
+    .default("svc"),
   timeout_ms: timeoutMs,
 });
 

@@ -11,7 +11,10 @@ export const twilioSettings = z
     account_sid: z.string().regex(/^AC[0-9A-Za-z]+$/, { error: "expected an account SID (AC…)" }),
     auth_token_env: z.string(),
     from: z.string().min(1).optional(),
-    messaging_service_sid: z.string().regex(/^MG[0-9A-Za-z]+$/, { error: "expected a messaging service SID (MG…)" }).optional(),
+    messaging_service_sid: z
+      .string()
+      .regex(/^MG[0-9A-Za-z]+$/, { error: "expected a messaging service SID (MG…)" })
+      .optional(),
     status_callback_url: httpUrl.optional(),
     base_url: httpUrl.default("https://api.twilio.com"),
     timeout_ms: timeoutMs,

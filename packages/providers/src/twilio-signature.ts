@@ -13,7 +13,9 @@ export function twilioSignature(authToken: string, url: string, params: TwilioPa
       return values.map((item) => `${name}${item}`).join("");
     })
     .join("");
-  return createHmac("sha1", authToken).update(url + data).digest("base64");
+  return createHmac("sha1", authToken)
+    .update(url + data)
+    .digest("base64");
 }
 
 export function verifyTwilioSignature(

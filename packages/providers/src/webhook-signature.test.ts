@@ -25,13 +25,22 @@ describe("verifySignature", () => {
     ["another secret", "other", BODY, header, now, false],
     ["no header", SECRET, BODY, undefined, now, false],
     ["no timestamp", SECRET, BODY, header.replace(/^t=\d+,/, ""), now, false],
-    ["a rotated secret listed second", SECRET, BODY, `t=${T},v1=${"0".repeat(64)},v1=${header.split("v1=")[1]}`, now, true],
+    [
+      "a rotated secret listed second",
+      SECRET,
+      BODY,
+      `t=${T},v1=${"0".repeat(64)},v1=${header.split("v1=")[1]}`,
+      now,
+      true,
+    ],
     ["a short v1", SECRET, BODY, `t=${T},v1=abc`, now, false],
   ])("%s -> %s", (_label, secret, body, given, at, expected) => {
     expect(verifySignature(secret, body, given, { now: at })).toBe(expected);
   });
 
   it("honours a custom tolerance", () => {
-    expect(verifySignature(SECRET, BODY, header, { now: new Date((T + 20) * 1000), toleranceSeconds: 10 })).toBe(false);
+    expect(
+      verifySignature(SECRET, BODY, header, { now: new Date((T + 20) * 1000), toleranceSeconds: 10 }),
+    ).toBe(false);
   });
 });

@@ -19,7 +19,12 @@ export const webpushSettings = z.object({
   timeout_ms: timeoutMs,
 });
 
-const URGENCY: Record<Importance, webpush.Urgency> = { low: "low", normal: "normal", high: "high", critical: "high" };
+const URGENCY: Record<Importance, webpush.Urgency> = {
+  low: "low",
+  normal: "normal",
+  high: "high",
+  critical: "high",
+};
 
 /** A Topic replaces a still-undelivered push of the same thread (at most 32 base64url characters). */
 export function pushTopic(thread: string): string {
@@ -62,7 +67,9 @@ export function createWebpushProvider(setup: ProviderSetup): Provider {
         const response = await postWithDeadline({
           fetch: fetchFn,
           url: details.endpoint,
-          headers: Object.fromEntries(Object.entries(details.headers).map(([name, value]) => [name, String(value)])),
+          headers: Object.fromEntries(
+            Object.entries(details.headers).map(([name, value]) => [name, String(value)]),
+          ),
           body: details.body ?? new Uint8Array(),
           timeoutMs: settings.timeout_ms,
         });
@@ -92,9 +99,18 @@ function parseSubscription(value: string, allowHttp: boolean): webpush.PushSubsc
   }
 }
 
-function checkVapidKeys(channelName: string, details: { subject: string; publicKey: string; privateKey: string }) {
+function checkVapidKeys(
+  channelName: string,
+  details: { subject: string; publicKey: string; privateKey: string },
+) {
   try {
-    webpush.getVapidHeaders("https://push.example", details.subject, details.publicKey, details.privateKey, "aes128gcm");
+    webpush.getVapidHeaders(
+      "https://push.example",
+      details.subject,
+      details.publicKey,
+      details.privateKey,
+      "aes128gcm",
+    );
   } catch (error) {
     throw new ConfigError([
       {

@@ -9,7 +9,10 @@ describe("console provider", () => {
       now: () => NOW,
       stream: { write: (chunk: string) => lines.push(chunk) },
     });
-    const request = sendRequest({ channel: "console", unsubscribeUrl: "https://svc.example/preferences/tok" });
+    const request = sendRequest({
+      channel: "console",
+      unsubscribeUrl: "https://svc.example/preferences/tok",
+    });
     await expect(provider.send(request)).resolves.toEqual({ ok: true });
     await expect(provider.send(request)).resolves.toEqual({ ok: true });
 

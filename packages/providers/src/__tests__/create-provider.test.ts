@@ -20,13 +20,34 @@ describe("createProvider", () => {
   });
 
   it.each([
-    [{ provider: "webhook", secret_env: "HOOK_SECRET" }, [{ path: "channels.hook.url", message: "required" }]],
-    [{ provider: "webhook", url: "ftp://x", secret_env: "HOOK_SECRET" }, [{ path: "channels.hook.url", message: "expected an http(s) URL" }]],
-    [{ provider: "webhook", url: "https://x.example", secret_env: "MISSING" }, [{ path: "channels.hook.secret_env", message: "environment variable MISSING is not set" }]],
-    [{ provider: "webhook", url: "https://x.example", secret_env: "HOOK_SECRET", timeout: 5 }, [{ path: "channels.hook.timeout", message: "unknown setting for webhook" }]],
-    [{ provider: "webhook", url: "https://x.example", secret_env: "HOOK_SECRET", timeout_ms: 0 }, [{ path: "channels.hook.timeout_ms", message: "Too small: expected number to be >0" }]],
-    [{ provider: "twilio", account_sid: "AC1", auth_token_env: "TWILIO_AUTH_TOKEN" }, [{ path: "channels.hook.from", message: "set either from or messaging_service_sid" }]],
-    [{ provider: "console", url: "https://x.example" }, [{ path: "channels.hook.url", message: "unknown setting for console" }]],
+    [
+      { provider: "webhook", secret_env: "HOOK_SECRET" },
+      [{ path: "channels.hook.url", message: "required" }],
+    ],
+    [
+      { provider: "webhook", url: "ftp://x", secret_env: "HOOK_SECRET" },
+      [{ path: "channels.hook.url", message: "expected an http(s) URL" }],
+    ],
+    [
+      { provider: "webhook", url: "https://x.example", secret_env: "MISSING" },
+      [{ path: "channels.hook.secret_env", message: "environment variable MISSING is not set" }],
+    ],
+    [
+      { provider: "webhook", url: "https://x.example", secret_env: "HOOK_SECRET", timeout: 5 },
+      [{ path: "channels.hook.timeout", message: "unknown setting for webhook" }],
+    ],
+    [
+      { provider: "webhook", url: "https://x.example", secret_env: "HOOK_SECRET", timeout_ms: 0 },
+      [{ path: "channels.hook.timeout_ms", message: "Too small: expected number to be >0" }],
+    ],
+    [
+      { provider: "twilio", account_sid: "AC1", auth_token_env: "TWILIO_AUTH_TOKEN" },
+      [{ path: "channels.hook.from", message: "set either from or messaging_service_sid" }],
+    ],
+    [
+      { provider: "console", url: "https://x.example" },
+      [{ path: "channels.hook.url", message: "unknown setting for console" }],
+    ],
   ])("rejects %j", (settings, issues) => {
     expect(issuesOf(() => createProvider("hook", channel(settings), context))).toEqual(issues);
   });
@@ -34,7 +55,14 @@ describe("createProvider", () => {
   it("accepts the settings of every provider of a failover list", () => {
     const provider = createProvider(
       "sms",
-      channel({ providers: ["twilio", "webhook"], account_sid: "AC1", auth_token_env: "TWILIO_AUTH_TOKEN", from: "+15550100", url: "https://x.example", secret_env: "HOOK_SECRET" }),
+      channel({
+        providers: ["twilio", "webhook"],
+        account_sid: "AC1",
+        auth_token_env: "TWILIO_AUTH_TOKEN",
+        from: "+15550100",
+        url: "https://x.example",
+        secret_env: "HOOK_SECRET",
+      }),
       context,
     );
     expect(provider.name).toBe("twilio,webhook");
@@ -43,7 +71,14 @@ describe("createProvider", () => {
   it("reports the problems of every channel at once", () => {
     expect(
       issuesOf(() =>
-        createProviders({ a: channel({ provider: "webhook", url: "https://x.example" }), b: channel({ provider: "slack" }), c: channel({ provider: "console" }) }, context),
+        createProviders(
+          {
+            a: channel({ provider: "webhook", url: "https://x.example" }),
+            b: channel({ provider: "slack" }),
+            c: channel({ provider: "console" }),
+          },
+          context,
+        ),
       ),
     ).toEqual([
       { path: "channels.a.secret_env", message: "required" },

@@ -39,8 +39,15 @@ describe("FailoverProvider", () => {
 
   it("stops at the first acceptance", async () => {
     const calls: string[] = [];
-    const provider = new FailoverProvider([fixed("a", { ok: true, providerMessageId: "A1" }, calls), fixed("b", { ok: true }, calls)]);
-    await expect(provider.send(request)).resolves.toEqual({ ok: true, providerMessageId: "A1", provider: "a" });
+    const provider = new FailoverProvider([
+      fixed("a", { ok: true, providerMessageId: "A1" }, calls),
+      fixed("b", { ok: true }, calls),
+    ]);
+    await expect(provider.send(request)).resolves.toEqual({
+      ok: true,
+      providerMessageId: "A1",
+      provider: "a",
+    });
     expect(calls).toEqual(["a"]);
   });
 
@@ -50,7 +57,12 @@ describe("FailoverProvider", () => {
       fixed("a", { ok: false, retryable: false, error: "a 400" }, calls),
       fixed("b", { ok: true }, calls),
     ]);
-    await expect(provider.send(request)).resolves.toEqual({ ok: false, retryable: false, error: "a 400", provider: "a" });
+    await expect(provider.send(request)).resolves.toEqual({
+      ok: false,
+      retryable: false,
+      error: "a 400",
+      provider: "a",
+    });
     expect(calls).toEqual(["a"]);
   });
 

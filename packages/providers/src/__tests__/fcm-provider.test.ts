@@ -1,7 +1,15 @@
 import { generateKeyPairSync, verify } from "node:crypto";
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
-import { channel, NOW, sendRequest, startHttpServer, type RecordedRequest, type Reply, type TestHttpServer } from "./fixtures";
+import {
+  channel,
+  NOW,
+  sendRequest,
+  startHttpServer,
+  type RecordedRequest,
+  type Reply,
+  type TestHttpServer,
+} from "./fixtures";
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const PEM = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
@@ -11,7 +19,12 @@ function decodeJwt(jwt: string) {
   return {
     header: JSON.parse(Buffer.from(header ?? "", "base64url").toString()),
     claims: JSON.parse(Buffer.from(claims ?? "", "base64url").toString()),
-    valid: verify("sha256", Buffer.from(`${header}.${claims}`), publicKey, Buffer.from(signature ?? "", "base64url")),
+    valid: verify(
+      "sha256",
+      Buffer.from(`${header}.${claims}`),
+      publicKey,
+      Buffer.from(signature ?? "", "base64url"),
+    ),
   };
 }
 
@@ -22,7 +35,9 @@ const fcmError = (status: number, rpcStatus: string, errorCode?: string): Reply 
       code: status,
       message: "details",
       status: rpcStatus,
-      details: errorCode ? [{ "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode }] : [],
+      details: errorCode
+        ? [{ "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode }]
+        : [],
     },
   },
 });
@@ -46,7 +61,10 @@ describe("fcm provider", () => {
       if (request.url !== "/token") return sendReply;
       if (tokenReply.status !== 200) return tokenReply;
       tokensIssued += 1;
-      return { status: 200, body: { access_token: `ya29.token-${tokensIssued}`, expires_in: 3599, token_type: "Bearer" } };
+      return {
+        status: 200,
+        body: { access_token: `ya29.token-${tokensIssued}`, expires_in: 3599, token_type: "Bearer" },
+      };
     };
   });
   afterEach(() => server.close());
@@ -54,7 +72,12 @@ describe("fcm provider", () => {
   const fcm = (settings: Record<string, unknown> = {}) =>
     createProvider(
       "push",
-      channel({ provider: "fcm", service_account_env: "FCM_SERVICE_ACCOUNT", base_url: server.url, ...settings }),
+      channel({
+        provider: "fcm",
+        service_account_env: "FCM_SERVICE_ACCOUNT",
+        base_url: server.url,
+        ...settings,
+      }),
       {
         env: {
           FCM_SERVICE_ACCOUNT: JSON.stringify({
@@ -72,7 +95,10 @@ describe("fcm provider", () => {
   const request = sendRequest({ channel: "push", to: "device-token-1", importance: "high" });
 
   it("exchanges a signed service-account JWT for a token, then sends the message", async () => {
-    await expect(fcm().send(request)).resolves.toEqual({ ok: true, providerMessageId: "projects/shop-app/messages/0:123" });
+    await expect(fcm().send(request)).resolves.toEqual({
+      ok: true,
+      providerMessageId: "projects/shop-app/messages/0:123",
+    });
 
     const [exchange] = tokenRequests();
     expect(exchange?.headers["content-type"]).toBe("application/x-www-form-urlencoded");
@@ -98,7 +124,13 @@ describe("fcm provider", () => {
       message: {
         token: "device-token-1",
         notification: { title: "Your order shipped", body: "Order 1001 is on its way." },
-        data: { message_id: request.messageId, category: "account", importance: "high", url: "https://shop.example/o/1001", thread: "order-1001" },
+        data: {
+          message_id: request.messageId,
+          category: "account",
+          importance: "high",
+          url: "https://shop.example/o/1001",
+          thread: "order-1001",
+        },
         android: { priority: "HIGH", notification: { tag: "order-1001" } },
         apns: { headers: { "apns-priority": "10" }, payload: { aps: { "thread-id": "order-1001" } } },
       },
@@ -129,7 +161,11 @@ describe("fcm provider", () => {
     clock = new Date(NOW.getTime() + 3560 * 1000);
     await provider.send(request);
     expect(tokenRequests()).toHaveLength(2);
-    expect(sends().map((send) => send.headers.authorization)).toEqual(["Bearer ya29.token-1", "Bearer ya29.token-1", "Bearer ya29.token-2"]);
+    expect(sends().map((send) => send.headers.authorization)).toEqual([
+      "Bearer ya29.token-1",
+      "Bearer ya29.token-1",
+      "Bearer ya29.token-2",
+    ]);
   });
 
   it("shares one token exchange among concurrent sends", async () => {
@@ -142,20 +178,51 @@ describe("fcm provider", () => {
   it("drops a refused token and fetches a new one on the next try", async () => {
     const provider = fcm();
     sendReply = fcmError(401, "UNAUTHENTICATED");
-    await expect(provider.send(request)).resolves.toEqual({ ok: false, retryable: true, error: "fcm 401 UNAUTHENTICATED" });
+    await expect(provider.send(request)).resolves.toEqual({
+      ok: false,
+      retryable: true,
+      error: "fcm 401 UNAUTHENTICATED",
+    });
     sendReply = { status: 200, body: { name: "n" } };
     await provider.send(request);
-    expect(sends().map((send) => send.headers.authorization)).toEqual(["Bearer ya29.token-1", "Bearer ya29.token-2"]);
+    expect(sends().map((send) => send.headers.authorization)).toEqual([
+      "Bearer ya29.token-1",
+      "Bearer ya29.token-2",
+    ]);
   });
 
   const cases: [string, Reply, SendResult][] = [
-    ["404 UNREGISTERED", fcmError(404, "NOT_FOUND", "UNREGISTERED"), { ok: false, retryable: false, error: "fcm 404 UNREGISTERED" }],
-    ["400 INVALID_ARGUMENT", fcmError(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT"), { ok: false, retryable: false, error: "fcm 400 INVALID_ARGUMENT" }],
-    ["403 SENDER_ID_MISMATCH", fcmError(403, "PERMISSION_DENIED", "SENDER_ID_MISMATCH"), { ok: false, retryable: false, error: "fcm 403 SENDER_ID_MISMATCH" }],
+    [
+      "404 UNREGISTERED",
+      fcmError(404, "NOT_FOUND", "UNREGISTERED"),
+      { ok: false, retryable: false, error: "fcm 404 UNREGISTERED" },
+    ],
+    [
+      "400 INVALID_ARGUMENT",
+      fcmError(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT"),
+      { ok: false, retryable: false, error: "fcm 400 INVALID_ARGUMENT" },
+    ],
+    [
+      "403 SENDER_ID_MISMATCH",
+      fcmError(403, "PERMISSION_DENIED", "SENDER_ID_MISMATCH"),
+      { ok: false, retryable: false, error: "fcm 403 SENDER_ID_MISMATCH" },
+    ],
     ["408", { status: 408, body: "" }, { ok: false, retryable: true, error: "fcm 408" }],
-    ["429 QUOTA_EXCEEDED with Retry-After", { ...fcmError(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED"), headers: { "retry-after": "60" } }, { ok: false, retryable: true, error: "fcm 429 QUOTA_EXCEEDED", retryAfterMs: 60_000 }],
-    ["500 INTERNAL", fcmError(500, "INTERNAL", "INTERNAL"), { ok: false, retryable: true, error: "fcm 500 INTERNAL" }],
-    ["503 UNAVAILABLE", fcmError(503, "UNAVAILABLE", "UNAVAILABLE"), { ok: false, retryable: true, error: "fcm 503 UNAVAILABLE" }],
+    [
+      "429 QUOTA_EXCEEDED with Retry-After",
+      { ...fcmError(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED"), headers: { "retry-after": "60" } },
+      { ok: false, retryable: true, error: "fcm 429 QUOTA_EXCEEDED", retryAfterMs: 60_000 },
+    ],
+    [
+      "500 INTERNAL",
+      fcmError(500, "INTERNAL", "INTERNAL"),
+      { ok: false, retryable: true, error: "fcm 500 INTERNAL" },
+    ],
+    [
+      "503 UNAVAILABLE",
+      fcmError(503, "UNAVAILABLE", "UNAVAILABLE"),
+      { ok: false, retryable: true, error: "fcm 503 UNAVAILABLE" },
+    ],
   ];
   it.each(cases)("classifies %s", async (_label, reply, expected) => {
     sendReply = reply;
@@ -163,8 +230,14 @@ describe("fcm provider", () => {
   });
 
   it.each([
-    [{ status: 400, body: { error: "invalid_grant", error_description: "Invalid JWT Signature." } }, { ok: false, retryable: false, error: "fcm token 400 invalid_grant" }],
-    [{ status: 503, body: "" }, { ok: false, retryable: true, error: "fcm token 503" }],
+    [
+      { status: 400, body: { error: "invalid_grant", error_description: "Invalid JWT Signature." } },
+      { ok: false, retryable: false, error: "fcm token 400 invalid_grant" },
+    ],
+    [
+      { status: 503, body: "" },
+      { ok: false, retryable: true, error: "fcm token 503" },
+    ],
   ] as [Reply, SendResult][])("classifies a failed token exchange %#", async (reply, expected) => {
     tokenReply = reply;
     await expect(fcm().send(request)).resolves.toEqual(expected);
@@ -173,15 +246,30 @@ describe("fcm provider", () => {
 
   it("retries a timeout", async () => {
     sendReply = { status: 200, hang: true };
-    await expect(fcm({ timeout_ms: 100 }).send(request)).resolves.toEqual({ ok: false, retryable: true, error: "fcm timeout after 100 ms" });
+    await expect(fcm({ timeout_ms: 100 }).send(request)).resolves.toEqual({
+      ok: false,
+      retryable: true,
+      error: "fcm timeout after 100 ms",
+    });
   });
 
   it("names the setting when the service account is unusable", () => {
     const make = (value: string) => () =>
-      createProvider("push", channel({ provider: "fcm", service_account_env: "SA" }), { env: { SA: value }, now: () => NOW });
-    expect(make("{")).toThrow("channels.push.service_account_env: the variable does not hold service account JSON");
-    expect(make('{"client_email":"a@b"}')).toThrow("channels.push.service_account_env: the service account JSON lacks client_email or private_key");
-    expect(make('{"client_email":"a@b","private_key":"nope"}')).toThrow("channels.push.service_account_env: the service account private_key is not a PEM private key");
-    expect(make(JSON.stringify({ client_email: "a@b", private_key: PEM }))).toThrow("channels.push.project_id: required when the service account has no project_id");
+      createProvider("push", channel({ provider: "fcm", service_account_env: "SA" }), {
+        env: { SA: value },
+        now: () => NOW,
+      });
+    expect(make("{")).toThrow(
+      "channels.push.service_account_env: the variable does not hold service account JSON",
+    );
+    expect(make('{"client_email":"a@b"}')).toThrow(
+      "channels.push.service_account_env: the service account JSON lacks client_email or private_key",
+    );
+    expect(make('{"client_email":"a@b","private_key":"nope"}')).toThrow(
+      "channels.push.service_account_env: the service account private_key is not a PEM private key",
+    );
+    expect(make(JSON.stringify({ client_email: "a@b", private_key: PEM }))).toThrow(
+      "channels.push.project_id: required when the service account has no project_id",
+    );
   });
 });

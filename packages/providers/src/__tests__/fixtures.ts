@@ -15,7 +15,12 @@ export function sendRequest(overrides: Partial<SendRequest> = {}): SendRequest {
     recipient: { external_id: "user-42", locale: "en", timezone: "Europe/Berlin" },
     category: "account",
     importance: "normal",
-    content: { title: "Your order shipped", body: "Order 1001 is on its way.", url: "https://shop.example/o/1001", thread: "order-1001" },
+    content: {
+      title: "Your order shipped",
+      body: "Order 1001 is on its way.",
+      url: "https://shop.example/o/1001",
+      thread: "order-1001",
+    },
     data: { order: 1001 },
     trackingToken: null,
     unsubscribeUrl: null,
@@ -54,16 +59,24 @@ export interface TestHttpServer {
   close(): Promise<void>;
 }
 
-export async function startHttpServer(replies: Reply[] = [{ status: 200, body: {} }]): Promise<TestHttpServer> {
+export async function startHttpServer(
+  replies: Reply[] = [{ status: 200, body: {} }],
+): Promise<TestHttpServer> {
   const requests: RecordedRequest[] = [];
   const state: TestHttpServer = { url: "", requests, replies, close: async () => undefined };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const recorded = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks) };
+      const recorded = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       requests.push(recorded);
-      const reply = state.route?.(recorded) ?? state.replies[Math.min(requests.length - 1, state.replies.length - 1)] ?? { status: 200 };
+      const reply = state.route?.(recorded) ??
+        state.replies[Math.min(requests.length - 1, state.replies.length - 1)] ?? { status: 200 };
       if (reply.hang) return;
       const body = typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {});
       res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });

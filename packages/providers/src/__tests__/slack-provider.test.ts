@@ -1,6 +1,14 @@
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
-import { channel, NOW, refusedPort, sendRequest, startHttpServer, type Reply, type TestHttpServer } from "./fixtures";
+import {
+  channel,
+  NOW,
+  refusedPort,
+  sendRequest,
+  startHttpServer,
+  type Reply,
+  type TestHttpServer,
+} from "./fixtures";
 
 const env = { SLACK_BOT_TOKEN: "xoxb-test-token" };
 const context = { env, now: () => NOW };
@@ -8,20 +16,39 @@ const context = { env, now: () => NOW };
 describe("slack provider", () => {
   let server: TestHttpServer;
   beforeEach(async () => {
-    server = await startHttpServer([{ status: 200, body: { ok: true, channel: "C0123", ts: "1740830400.000100" } }]);
+    server = await startHttpServer([
+      { status: 200, body: { ok: true, channel: "C0123", ts: "1740830400.000100" } },
+    ]);
   });
   afterEach(() => server.close());
 
   const slack = (settings: Record<string, unknown> = {}) =>
-    createProvider("slack", channel({ provider: "slack", token_env: "SLACK_BOT_TOKEN", base_url: `${server.url}/api`, ...settings }), context);
+    createProvider(
+      "slack",
+      channel({
+        provider: "slack",
+        token_env: "SLACK_BOT_TOKEN",
+        base_url: `${server.url}/api`,
+        ...settings,
+      }),
+      context,
+    );
   const request = sendRequest({
     channel: "slack",
     to: "C0123",
-    content: { title: "Deploy <prod> done", body: "All 3 services & 2 jobs are up.", url: "https://ci.example/run/7", thread: null },
+    content: {
+      title: "Deploy <prod> done",
+      body: "All 3 services & 2 jobs are up.",
+      url: "https://ci.example/run/7",
+      thread: null,
+    },
   });
 
   it("posts chat.postMessage with the bot token, text and blocks", async () => {
-    await expect(slack().send(request)).resolves.toEqual({ ok: true, providerMessageId: "1740830400.000100" });
+    await expect(slack().send(request)).resolves.toEqual({
+      ok: true,
+      providerMessageId: "1740830400.000100",
+    });
     const [received] = server.requests;
     expect(received?.url).toBe("/api/chat.postMessage");
     expect(received?.headers.authorization).toBe("Bearer xoxb-test-token");
@@ -32,7 +59,10 @@ describe("slack provider", () => {
       blocks: [
         {
           type: "section",
-          text: { type: "mrkdwn", text: "*<https://ci.example/run/7|Deploy &lt;prod&gt; done>*\nAll 3 services &amp; 2 jobs are up." },
+          text: {
+            type: "mrkdwn",
+            text: "*<https://ci.example/run/7|Deploy &lt;prod&gt; done>*\nAll 3 services &amp; 2 jobs are up.",
+          },
         },
       ],
       unfurl_links: false,
@@ -49,15 +79,39 @@ describe("slack provider", () => {
   });
 
   const cases: [string, Reply, SendResult][] = [
-    ["ok:false ratelimited", { status: 200, body: { ok: false, error: "ratelimited" } }, { ok: false, retryable: true, error: "slack ratelimited" }],
-    ["ok:false internal_error", { status: 200, body: { ok: false, error: "internal_error" } }, { ok: false, retryable: true, error: "slack internal_error" }],
-    ["ok:false channel_not_found", { status: 200, body: { ok: false, error: "channel_not_found" } }, { ok: false, retryable: false, error: "slack channel_not_found" }],
-    ["ok:false invalid_auth", { status: 200, body: { ok: false, error: "invalid_auth" } }, { ok: false, retryable: false, error: "slack invalid_auth" }],
-    ["200 without JSON", { status: 200, body: "<html>" }, { ok: false, retryable: false, error: "slack invalid_response" }],
+    [
+      "ok:false ratelimited",
+      { status: 200, body: { ok: false, error: "ratelimited" } },
+      { ok: false, retryable: true, error: "slack ratelimited" },
+    ],
+    [
+      "ok:false internal_error",
+      { status: 200, body: { ok: false, error: "internal_error" } },
+      { ok: false, retryable: true, error: "slack internal_error" },
+    ],
+    [
+      "ok:false channel_not_found",
+      { status: 200, body: { ok: false, error: "channel_not_found" } },
+      { ok: false, retryable: false, error: "slack channel_not_found" },
+    ],
+    [
+      "ok:false invalid_auth",
+      { status: 200, body: { ok: false, error: "invalid_auth" } },
+      { ok: false, retryable: false, error: "slack invalid_auth" },
+    ],
+    [
+      "200 without JSON",
+      { status: 200, body: "<html>" },
+      { ok: false, retryable: false, error: "slack invalid_response" },
+    ],
     ["HTTP 400", { status: 400, body: "" }, { ok: false, retryable: false, error: "slack 400" }],
     ["HTTP 404", { status: 404, body: "" }, { ok: false, retryable: false, error: "slack 404" }],
     ["HTTP 408", { status: 408, body: "" }, { ok: false, retryable: true, error: "slack 408" }],
-    ["HTTP 429 with Retry-After", { status: 429, headers: { "retry-after": "3" }, body: "" }, { ok: false, retryable: true, error: "slack 429", retryAfterMs: 3000 }],
+    [
+      "HTTP 429 with Retry-After",
+      { status: 429, headers: { "retry-after": "3" }, body: "" },
+      { ok: false, retryable: true, error: "slack 429", retryAfterMs: 3000 },
+    ],
     ["HTTP 500", { status: 500, body: "" }, { ok: false, retryable: true, error: "slack 500" }],
   ];
   it.each(cases)("classifies %s", async (_label, reply, expected) => {
@@ -67,12 +121,24 @@ describe("slack provider", () => {
 
   it("retries a timeout", async () => {
     server.replies = [{ status: 200, hang: true }];
-    await expect(slack({ timeout_ms: 100 }).send(request)).resolves.toEqual({ ok: false, retryable: true, error: "slack timeout after 100 ms" });
+    await expect(slack({ timeout_ms: 100 }).send(request)).resolves.toEqual({
+      ok: false,
+      retryable: true,
+      error: "slack timeout after 100 ms",
+    });
   });
 
   it("retries a refused connection", async () => {
     const port = await refusedPort();
-    const provider = createProvider("slack", channel({ provider: "slack", token_env: "SLACK_BOT_TOKEN", base_url: `http://127.0.0.1:${port}` }), context);
-    await expect(provider.send(request)).resolves.toEqual({ ok: false, retryable: true, error: "slack connection failed (ECONNREFUSED)" });
+    const provider = createProvider(
+      "slack",
+      channel({ provider: "slack", token_env: "SLACK_BOT_TOKEN", base_url: `http://127.0.0.1:${port}` }),
+      context,
+    );
+    await expect(provider.send(request)).resolves.toEqual({
+      ok: false,
+      retryable: true,
+      error: "slack connection failed (ECONNREFUSED)",
+    });
   });
 });

@@ -63,7 +63,10 @@ describe("smtp provider", () => {
     expect(headers.get("content-type")).toMatch(/^multipart\/alternative; boundary=/);
 
     const parts = partsOf(mail.raw);
-    expect(parts.map((part) => part.headers.get("content-type"))).toEqual(["text/plain; charset=utf-8", "text/html; charset=utf-8"]);
+    expect(parts.map((part) => part.headers.get("content-type"))).toEqual([
+      "text/plain; charset=utf-8",
+      "text/html; charset=utf-8",
+    ]);
     expect(parts[0]?.body).toBe("Order 1001 is on its way.\n\nhttps://shop.example/o/1001");
     expect(parts[1]?.body).toBe(
       [
@@ -120,7 +123,14 @@ describe("smtp provider", () => {
   it("treats refused credentials as permanent", async () => {
     const wrong = createProvider(
       "email",
-      channel({ provider: "smtp", host: "127.0.0.1", port: server.port, from: "a@b.example", username: "svc", password_env: "SMTP_PASSWORD" }),
+      channel({
+        provider: "smtp",
+        host: "127.0.0.1",
+        port: server.port,
+        from: "a@b.example",
+        username: "svc",
+        password_env: "SMTP_PASSWORD",
+      }),
       { env: { SMTP_PASSWORD: "wrong" }, now: () => NOW },
     );
     await expect(wrong.send(request)).resolves.toEqual({
@@ -134,7 +144,11 @@ describe("smtp provider", () => {
 describe("smtp provider without a server", () => {
   it("retries a refused connection", async () => {
     const port = await refusedPort();
-    const provider = createProvider("email", channel({ provider: "smtp", host: "127.0.0.1", port, from: "a@b.example" }), context);
+    const provider = createProvider(
+      "email",
+      channel({ provider: "smtp", host: "127.0.0.1", port, from: "a@b.example" }),
+      context,
+    );
     await expect(provider.send(sendRequest({ to: "ada@example.com" }))).resolves.toEqual({
       ok: false,
       retryable: true,

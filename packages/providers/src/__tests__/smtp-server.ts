@@ -18,10 +18,14 @@ export interface TestSmtpServer {
 }
 
 function smtpError(code: number): Error {
-  return Object.assign(new Error(code < 500 ? "Try again later" : "Mailbox unavailable"), { responseCode: code });
+  return Object.assign(new Error(code < 500 ? "Try again later" : "Mailbox unavailable"), {
+    responseCode: code,
+  });
 }
 
-export async function startSmtpServer(credentials = { username: "svc", password: "smtp-pass" }): Promise<TestSmtpServer> {
+export async function startSmtpServer(
+  credentials = { username: "svc", password: "smtp-pass" },
+): Promise<TestSmtpServer> {
   const mails: ReceivedMail[] = [];
   const rcptReplies = new Map<string, number>();
   const server = new SMTPServer({
@@ -56,8 +60,13 @@ export async function startSmtpServer(credentials = { username: "svc", password:
     },
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
-  return { port, mails, rcptReplies, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  const port = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
+  return {
+    port,
+    mails,
+    rcptReplies,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Header fields of a raw message (or MIME part), unfolded, by lower-case name. */
@@ -86,14 +95,19 @@ export function partsOf(raw: string): MimePart[] {
     .map((chunk) => {
       const part = chunk.replace(/^\r?\n/, "");
       const headers = headersOf(part);
-      const encoded = part.slice(part.search(/\r?\n\r?\n/)).replace(/^\r?\n\r?\n/, "").replace(/\r?\n$/, "");
+      const encoded = part
+        .slice(part.search(/\r?\n\r?\n/))
+        .replace(/^\r?\n\r?\n/, "")
+        .replace(/\r?\n$/, "");
       return { headers, body: decode(encoded, headers.get("content-transfer-encoding")) };
     });
 }
 
 function decode(body: string, encoding: string | undefined): string {
   if (encoding === "quoted-printable") {
-    const bytes = body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    const bytes = body
+      .replace(/=\r?\n/g, "")
+      .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
     return Buffer.from(bytes, "latin1").toString("utf8").replace(/\r\n/g, "\n");
   }
   if (encoding === "base64") return Buffer.from(body, "base64").toString("utf8").replace(/\r\n/g, "\n");

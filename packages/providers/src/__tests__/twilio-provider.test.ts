@@ -2,7 +2,15 @@ import { createHmac } from "node:crypto";
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
 import { twilioSignature, verifyTwilioSignature } from "../twilio-signature";
-import { channel, NOW, refusedPort, sendRequest, startHttpServer, type Reply, type TestHttpServer } from "./fixtures";
+import {
+  channel,
+  NOW,
+  refusedPort,
+  sendRequest,
+  startHttpServer,
+  type Reply,
+  type TestHttpServer,
+} from "./fixtures";
 
 const env = { TWILIO_AUTH_TOKEN: "twilio-auth-token" };
 const context = { env, now: () => NOW };
@@ -18,7 +26,13 @@ describe("twilio provider", () => {
   const sms = (settings: Record<string, unknown> = { from: "+15550100" }) =>
     createProvider(
       "sms",
-      channel({ provider: "twilio", account_sid: SID, auth_token_env: "TWILIO_AUTH_TOKEN", base_url: server.url, ...settings }),
+      channel({
+        provider: "twilio",
+        account_sid: SID,
+        auth_token_env: "TWILIO_AUTH_TOKEN",
+        base_url: server.url,
+        ...settings,
+      }),
       context,
     );
   const request = sendRequest({ channel: "sms", to: "+15550199" });
@@ -28,7 +42,9 @@ describe("twilio provider", () => {
     const [received] = server.requests;
     expect(received?.method).toBe("POST");
     expect(received?.url).toBe(`/2010-04-01/Accounts/${SID}/Messages.json`);
-    expect(received?.headers.authorization).toBe(`Basic ${Buffer.from(`${SID}:twilio-auth-token`).toString("base64")}`);
+    expect(received?.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${SID}:twilio-auth-token`).toString("base64")}`,
+    );
     expect(received?.headers["content-type"]).toBe("application/x-www-form-urlencoded");
     expect(received?.headers["i-twilio-idempotency-token"]).toBe(request.messageId);
     expect(Object.fromEntries(new URLSearchParams(received?.body.toString()))).toEqual({
@@ -39,7 +55,10 @@ describe("twilio provider", () => {
   });
 
   it("sends through a messaging service with a status callback", async () => {
-    await sms({ messaging_service_sid: "MG0123", status_callback_url: "https://svc.example/v1/inbound/smsprovider" }).send(request);
+    await sms({
+      messaging_service_sid: "MG0123",
+      status_callback_url: "https://svc.example/v1/inbound/smsprovider",
+    }).send(request);
     expect(Object.fromEntries(new URLSearchParams(server.requests[0]?.body.toString()))).toEqual({
       To: "+15550199",
       MessagingServiceSid: "MG0123",
@@ -53,12 +72,24 @@ describe("twilio provider", () => {
     body: { code, message: "details", more_info: `https://www.twilio.com/docs/errors/${code}`, status },
   });
   const cases: [string, Reply, SendResult][] = [
-    ["400 invalid number", twilioError(400, 21211), { ok: false, retryable: false, error: "twilio 400 code 21211" }],
-    ["400 opted out", twilioError(400, 21610), { ok: false, retryable: false, error: "twilio 400 code 21610" }],
+    [
+      "400 invalid number",
+      twilioError(400, 21211),
+      { ok: false, retryable: false, error: "twilio 400 code 21211" },
+    ],
+    [
+      "400 opted out",
+      twilioError(400, 21610),
+      { ok: false, retryable: false, error: "twilio 400 code 21610" },
+    ],
     ["401", twilioError(401, 20003), { ok: false, retryable: false, error: "twilio 401 code 20003" }],
     ["404", twilioError(404, 20404), { ok: false, retryable: false, error: "twilio 404 code 20404" }],
     ["408", { status: 408, body: "" }, { ok: false, retryable: true, error: "twilio 408" }],
-    ["429 with Retry-After", { ...twilioError(429, 20429), headers: { "retry-after": "10" } }, { ok: false, retryable: true, error: "twilio 429 code 20429", retryAfterMs: 10_000 }],
+    [
+      "429 with Retry-After",
+      { ...twilioError(429, 20429), headers: { "retry-after": "10" } },
+      { ok: false, retryable: true, error: "twilio 429 code 20429", retryAfterMs: 10_000 },
+    ],
     ["500", { status: 500, body: "oops" }, { ok: false, retryable: true, error: "twilio 500" }],
     ["503", twilioError(503, 20503), { ok: false, retryable: true, error: "twilio 503 code 20503" }],
   ];
@@ -80,17 +111,33 @@ describe("twilio provider", () => {
     const port = await refusedPort();
     const provider = createProvider(
       "sms",
-      channel({ provider: "twilio", account_sid: SID, auth_token_env: "TWILIO_AUTH_TOKEN", from: "+1", base_url: `http://127.0.0.1:${port}` }),
+      channel({
+        provider: "twilio",
+        account_sid: SID,
+        auth_token_env: "TWILIO_AUTH_TOKEN",
+        from: "+1",
+        base_url: `http://127.0.0.1:${port}`,
+      }),
       context,
     );
-    await expect(provider.send(request)).resolves.toEqual({ ok: false, retryable: true, error: "twilio connection failed (ECONNREFUSED)" });
+    await expect(provider.send(request)).resolves.toEqual({
+      ok: false,
+      retryable: true,
+      error: "twilio connection failed (ECONNREFUSED)",
+    });
   });
 });
 
 describe("twilioSignature", () => {
   // The worked example from Twilio's security documentation.
   const url = "https://mycompany.com/myapp.php?foo=1&bar=2";
-  const params = { CallSid: "CA1234567890ABCDE", Caller: "+12349013030", Digits: "1234", From: "+12349013030", To: "+18005551212" };
+  const params = {
+    CallSid: "CA1234567890ABCDE",
+    Caller: "+12349013030",
+    Digits: "1234",
+    From: "+12349013030",
+    To: "+18005551212",
+  };
 
   it("matches Twilio's documented example", () => {
     expect(twilioSignature("12345", url, params)).toBe("0/KCTR6DLpKmkAf8muzZqo1nDgQ=");

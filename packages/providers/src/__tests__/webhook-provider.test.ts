@@ -1,7 +1,15 @@
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
 import { verifySignature } from "../webhook-signature";
-import { channel, NOW, refusedPort, sendRequest, startHttpServer, type Reply, type TestHttpServer } from "./fixtures";
+import {
+  channel,
+  NOW,
+  refusedPort,
+  sendRequest,
+  startHttpServer,
+  type Reply,
+  type TestHttpServer,
+} from "./fixtures";
 
 const env = { HOOK_SECRET: "hook-secret-value" };
 const context = { env, now: () => NOW };
@@ -14,7 +22,11 @@ describe("webhook provider", () => {
   afterEach(() => server.close());
 
   const hook = (settings: Record<string, unknown> = {}) =>
-    createProvider("hook", channel({ provider: "webhook", url: `${server.url}/svc-hook`, secret_env: "HOOK_SECRET", ...settings }), context);
+    createProvider(
+      "hook",
+      channel({ provider: "webhook", url: `${server.url}/svc-hook`, secret_env: "HOOK_SECRET", ...settings }),
+      context,
+    );
 
   it("posts the documented JSON, signed, with the message id as idempotency key", async () => {
     const request = sendRequest({ trackingToken: "trk_abc" });
@@ -34,7 +46,12 @@ describe("webhook provider", () => {
       recipient: { external_id: "user-42", locale: "en", timezone: "Europe/Berlin" },
       category: "account",
       importance: "normal",
-      content: { title: "Your order shipped", body: "Order 1001 is on its way.", url: "https://shop.example/o/1001", thread: "order-1001" },
+      content: {
+        title: "Your order shipped",
+        body: "Order 1001 is on its way.",
+        url: "https://shop.example/o/1001",
+        thread: "order-1001",
+      },
       data: { order: 1001 },
       tracking_token: "trk_abc",
     });
@@ -57,10 +74,22 @@ describe("webhook provider", () => {
     ["404", { status: 404 }, { ok: false, retryable: false, error: "webhook 404" }],
     ["410", { status: 410 }, { ok: false, retryable: false, error: "webhook 410" }],
     ["408", { status: 408 }, { ok: false, retryable: true, error: "webhook 408" }],
-    ["429 with Retry-After", { status: 429, headers: { "retry-after": "30" } }, { ok: false, retryable: true, error: "webhook 429", retryAfterMs: 30_000 }],
+    [
+      "429 with Retry-After",
+      { status: 429, headers: { "retry-after": "30" } },
+      { ok: false, retryable: true, error: "webhook 429", retryAfterMs: 30_000 },
+    ],
     ["500", { status: 500 }, { ok: false, retryable: true, error: "webhook 500" }],
-    ["503 with Retry-After", { status: 503, headers: { "retry-after": "2" } }, { ok: false, retryable: true, error: "webhook 503", retryAfterMs: 2000 }],
-    ["302", { status: 302, headers: { location: "/elsewhere" } }, { ok: false, retryable: false, error: "webhook 302" }],
+    [
+      "503 with Retry-After",
+      { status: 503, headers: { "retry-after": "2" } },
+      { ok: false, retryable: true, error: "webhook 503", retryAfterMs: 2000 },
+    ],
+    [
+      "302",
+      { status: 302, headers: { location: "/elsewhere" } },
+      { ok: false, retryable: false, error: "webhook 302" },
+    ],
   ];
   it.each(cases)("classifies %s", async (_label, reply, expected) => {
     server.replies = [reply];
@@ -78,7 +107,11 @@ describe("webhook provider", () => {
 
   it("retries a refused connection", async () => {
     const port = await refusedPort();
-    const provider = createProvider("hook", channel({ provider: "webhook", url: `http://127.0.0.1:${port}/x`, secret_env: "HOOK_SECRET" }), context);
+    const provider = createProvider(
+      "hook",
+      channel({ provider: "webhook", url: `http://127.0.0.1:${port}/x`, secret_env: "HOOK_SECRET" }),
+      context,
+    );
     await expect(provider.send(sendRequest())).resolves.toEqual({
       ok: false,
       retryable: true,

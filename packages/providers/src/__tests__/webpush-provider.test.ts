@@ -3,7 +3,15 @@ import webpush from "web-push";
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
 import { pushTopic } from "../webpush-provider";
-import { channel, NOW, refusedPort, sendRequest, startHttpServer, type Reply, type TestHttpServer } from "./fixtures";
+import {
+  channel,
+  NOW,
+  refusedPort,
+  sendRequest,
+  startHttpServer,
+  type Reply,
+  type TestHttpServer,
+} from "./fixtures";
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- web-push's own decrypter, for the test only
 const ece = require("http_ece") as { decrypt(buffer: Buffer, params: Record<string, unknown>): Buffer };
 
@@ -19,7 +27,12 @@ const authSecret = randomBytes(16);
 function vapidPublicKeyObject() {
   const point = Buffer.from(vapid.publicKey, "base64url");
   return createPublicKey({
-    key: { kty: "EC", crv: "P-256", x: point.subarray(1, 33).toString("base64url"), y: point.subarray(33, 65).toString("base64url") },
+    key: {
+      kty: "EC",
+      crv: "P-256",
+      x: point.subarray(1, 33).toString("base64url"),
+      y: point.subarray(33, 65).toString("base64url"),
+    },
     format: "jwk",
   });
 }
@@ -28,10 +41,15 @@ describe("webpush provider", () => {
   let server: TestHttpServer;
   let subscription: string;
   beforeEach(async () => {
-    server = await startHttpServer([{ status: 201, headers: { location: "https://push.example/m/123" }, body: "" }]);
+    server = await startHttpServer([
+      { status: 201, headers: { location: "https://push.example/m/123" }, body: "" },
+    ]);
     subscription = JSON.stringify({
       endpoint: `${server.url}/push/sub-1`,
-      keys: { p256dh: browserKeys.getPublicKey().toString("base64url"), auth: authSecret.toString("base64url") },
+      keys: {
+        p256dh: browserKeys.getPublicKey().toString("base64url"),
+        auth: authSecret.toString("base64url"),
+      },
     });
   });
   afterEach(() => server.close());
@@ -52,7 +70,10 @@ describe("webpush provider", () => {
 
   it("posts the encrypted payload to the subscription endpoint with a VAPID signature", async () => {
     const request = sendRequest({ channel: "push", to: subscription, importance: "high" });
-    await expect(push().send(request)).resolves.toEqual({ ok: true, providerMessageId: "https://push.example/m/123" });
+    await expect(push().send(request)).resolves.toEqual({
+      ok: true,
+      providerMessageId: "https://push.example/m/123",
+    });
 
     const [received] = server.requests;
     expect(received?.url).toBe("/push/sub-1");
@@ -69,15 +90,27 @@ describe("webpush provider", () => {
     const match = /^vapid t=([^,]+), k=(.+)$/.exec(authorization);
     expect(match?.[2]).toBe(vapid.publicKey);
     const [header, claims, signature] = (match?.[1] ?? "").split(".");
-    expect(JSON.parse(Buffer.from(header ?? "", "base64url").toString())).toEqual({ typ: "JWT", alg: "ES256" });
+    expect(JSON.parse(Buffer.from(header ?? "", "base64url").toString())).toEqual({
+      typ: "JWT",
+      alg: "ES256",
+    });
     const payload = JSON.parse(Buffer.from(claims ?? "", "base64url").toString());
     expect(payload).toMatchObject({ aud: server.url, sub: "mailto:ops@shop.example" });
     expect(payload.exp).toBeGreaterThan(Date.now() / 1000);
     expect(
-      verify("sha256", Buffer.from(`${header}.${claims}`), { key: vapidPublicKeyObject(), dsaEncoding: "ieee-p1363" }, Buffer.from(signature ?? "", "base64url")),
+      verify(
+        "sha256",
+        Buffer.from(`${header}.${claims}`),
+        { key: vapidPublicKeyObject(), dsaEncoding: "ieee-p1363" },
+        Buffer.from(signature ?? "", "base64url"),
+      ),
     ).toBe(true);
 
-    const plain = ece.decrypt(received?.body ?? Buffer.alloc(0), { version: "aes128gcm", privateKey: browserKeys, authSecret: authSecret.toString("base64url") });
+    const plain = ece.decrypt(received?.body ?? Buffer.alloc(0), {
+      version: "aes128gcm",
+      privateKey: browserKeys,
+      authSecret: authSecret.toString("base64url"),
+    });
     expect(JSON.parse(plain.toString("utf8"))).toEqual({
       title: "Your order shipped",
       body: "Order 1001 is on its way.",
@@ -98,7 +131,9 @@ describe("webpush provider", () => {
   });
 
   it("sends no Topic without a thread and honours ttl_seconds", async () => {
-    await push({ ttl_seconds: 60 }).send(sendRequest({ to: subscription, content: { title: "t", body: "b", url: null, thread: null } }));
+    await push({ ttl_seconds: 60 }).send(
+      sendRequest({ to: subscription, content: { title: "t", body: "b", url: null, thread: null } }),
+    );
     expect(server.requests[0]?.headers.topic).toBeUndefined();
     expect(server.requests[0]?.headers.ttl).toBe("60");
   });
@@ -106,14 +141,20 @@ describe("webpush provider", () => {
   it.each([
     ["not JSON", "nope", "webpush invalid subscription"],
     ["no keys", JSON.stringify({ endpoint: "https://push.example/x" }), "webpush invalid subscription"],
-    ["a bad p256dh key", JSON.stringify({ endpoint: "https://push.example/x", keys: { p256dh: "AAAA", auth: "BBBB" } }), "webpush invalid subscription keys"],
+    [
+      "a bad p256dh key",
+      JSON.stringify({ endpoint: "https://push.example/x", keys: { p256dh: "AAAA", auth: "BBBB" } }),
+      "webpush invalid subscription keys",
+    ],
   ])("fails permanently for a subscription with %s", async (_label, to, error) => {
     await expect(push().send(sendRequest({ to }))).resolves.toEqual({ ok: false, retryable: false, error });
     expect(server.requests).toHaveLength(0);
   });
 
   it("refuses plain http endpoints unless allowed", async () => {
-    await expect(push({ allow_http_endpoints: false }).send(sendRequest({ to: subscription }))).resolves.toEqual({
+    await expect(
+      push({ allow_http_endpoints: false }).send(sendRequest({ to: subscription })),
+    ).resolves.toEqual({
       ok: false,
       retryable: false,
       error: "webpush invalid subscription",
@@ -123,11 +164,23 @@ describe("webpush provider", () => {
   const cases: [string, Reply, SendResult][] = [
     ["400", { status: 400, body: "" }, { ok: false, retryable: false, error: "webpush 400" }],
     ["403", { status: 403, body: "" }, { ok: false, retryable: false, error: "webpush 403" }],
-    ["404", { status: 404, body: "" }, { ok: false, retryable: false, error: "webpush 404 subscription gone" }],
-    ["410", { status: 410, body: "" }, { ok: false, retryable: false, error: "webpush 410 subscription gone" }],
+    [
+      "404",
+      { status: 404, body: "" },
+      { ok: false, retryable: false, error: "webpush 404 subscription gone" },
+    ],
+    [
+      "410",
+      { status: 410, body: "" },
+      { ok: false, retryable: false, error: "webpush 410 subscription gone" },
+    ],
     ["413", { status: 413, body: "" }, { ok: false, retryable: false, error: "webpush 413" }],
     ["408", { status: 408, body: "" }, { ok: false, retryable: true, error: "webpush 408" }],
-    ["429 with Retry-After", { status: 429, headers: { "retry-after": "20" }, body: "" }, { ok: false, retryable: true, error: "webpush 429", retryAfterMs: 20_000 }],
+    [
+      "429 with Retry-After",
+      { status: 429, headers: { "retry-after": "20" }, body: "" },
+      { ok: false, retryable: true, error: "webpush 429", retryAfterMs: 20_000 },
+    ],
     ["500", { status: 500, body: "" }, { ok: false, retryable: true, error: "webpush 500" }],
     ["503", { status: 503, body: "" }, { ok: false, retryable: true, error: "webpush 503" }],
   ];
@@ -156,6 +209,8 @@ describe("webpush provider", () => {
   });
 
   it("rejects a VAPID key pair that does not parse at start", () => {
-    expect(() => push({ vapid_public_key: "short" })).toThrow(/channels\.push\.vapid_public_key: invalid VAPID key pair/);
+    expect(() => push({ vapid_public_key: "short" })).toThrow(
+      /channels\.push\.vapid_public_key: invalid VAPID key pair/,
+    );
   });
 });
