@@ -40,7 +40,7 @@ export async function startService({ env, cwd }: { env: NodeJS.ProcessEnv; cwd: 
   redis.on("error", (error) => logger.warn("redis connection error", { error: error.message }));
   const queues = createQueues({ redisUrl: config.redis.url, prefix: config.redis.prefix, maxAttempts: config.worker.max_attempts });
 
-  const workers = config.worker.embedded ? await startEmbeddedWorkers(config, prisma, queues, logger) : null;
+  const workers = config.worker.embedded ? await startEmbeddedWorkers(config, prisma, queues, logger, env) : null;
   const app = buildApi({ config, logger, prisma, redis, queues, migrationsDir: MIGRATIONS_DIR });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.api.port, config.api.host, () => resolve(s));
@@ -65,8 +65,8 @@ export async function startService({ env, cwd }: { env: NodeJS.ProcessEnv; cwd: 
   };
 }
 
-async function startEmbeddedWorkers(config: SvcConfig, prisma: PrismaClient, queues: Queues, logger: Logger): Promise<RunningWorkers> {
-  const { handlers, sweeps } = buildHandlers({ queues, logger, prisma, config, now: () => new Date() });
+async function startEmbeddedWorkers(config: SvcConfig, prisma: PrismaClient, queues: Queues, logger: Logger, env: NodeJS.ProcessEnv): Promise<RunningWorkers> {
+  const { handlers, sweeps } = buildHandlers({ queues, logger, prisma, config, now: () => new Date(), env });
   const running = startWorkers({ config, handlers, queues: queuesWithHandlers(handlers), logger });
   await queues.ready(30_000);
   await registerSchedules(queues, sweeps);

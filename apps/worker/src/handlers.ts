@@ -1,6 +1,7 @@
-import type { SvcConfig } from "@svc/config";
+import type { Env, SvcConfig } from "@svc/config";
 import { QUEUE_NAMES, jobNamesOf, sweepHandler, type JobHandlers, type JobLogger, type QueueName, type Queues, type Sweep } from "@svc/queue";
-import { applyPolicyJob, ingestEventJob, requeuePendingEventsSweep } from "@svc/engine";
+import { applyPolicyJob, deliverMessageJob, deliverySweeps, ingestEventJob, requeuePendingEventsSweep } from "@svc/engine";
+import { createProviders } from "@svc/providers";
 import type { PrismaClient } from "@svc/store";
 import { reportDeadJobsSweep } from "./report-dead-jobs";
 
@@ -10,6 +11,8 @@ export interface HandlerDeps {
   prisma: PrismaClient;
   config: SvcConfig;
   now: () => Date;
+  /** Provider credentials (`*_env` settings of channels) are read from it; apps pass process.env. */
+  env: Env;
 }
 
 export interface HandlerRegistry {
@@ -21,13 +24,16 @@ export interface HandlerRegistry {
 // The one place processors are wired to job names. The engine's use cases (ingest, policy,
 // delivery, digests, screening, callbacks) and their sweeps are added here as they land.
 export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
-  const sweeps: Sweep[] = [reportDeadJobsSweep(deps), requeuePendingEventsSweep(deps)];
+  // Built once per process; bad channel settings or missing credentials stop the start here.
+  const providers = createProviders(deps.config.channels, { env: deps.env, now: deps.now });
+  const sweeps: Sweep[] = [reportDeadJobsSweep(deps), requeuePendingEventsSweep(deps), ...deliverySweeps(deps)];
   return {
     handlers: {
       sweep: sweepHandler(sweeps),
       "ingest-event": ingestEventJob(deps),
       // Ingest composes inline; apply-policy (re)composes one (event, rule) when a job asks for it.
       "apply-policy": applyPolicyJob(deps),
+      "deliver-message": deliverMessageJob({ ...deps, providers }),
     },
     sweeps,
   };

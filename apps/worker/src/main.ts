@@ -36,7 +36,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
     await migrate({ databaseUrl: config.database.url, migrationsDir: MIGRATIONS_DIR, createDatabase: true });
   }
   const prisma = createPrisma({ databaseUrl: config.database.url });
-  const { handlers, sweeps } = buildHandlers({ queues, logger, prisma, config, now: () => new Date() });
+  const { handlers, sweeps } = buildHandlers({ queues, logger, prisma, config, now: () => new Date(), env });
   const running = startWorkers({ config, handlers, queues: queueNames, logger });
   exitGracefullyOnSignals({
     logger,

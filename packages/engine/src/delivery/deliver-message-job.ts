@@ -1,0 +1,35 @@
+import type { SvcConfig } from "@svc/config";
+import { JOBS, type JobHandler } from "@svc/queue";
+import type { Provider } from "@svc/providers";
+import type { PrismaClient } from "@svc/store";
+import { deliveryLinks, requireSecretKey } from "../links/link-tokens";
+import { deliverMessage } from "./deliver-message";
+import type { DeliveryDeps, DeliveryLinkSource } from "./delivery-types";
+import { noScreening } from "./screening-gate";
+
+export type DeliveryJobDeps = Omit<DeliveryDeps, "links" | "screen" | "retryBaseMs"> &
+  Partial<Pick<DeliveryDeps, "links" | "screen" | "retryBaseMs">>;
+
+/** The `deliver-message` job. Unexpected errors (database, Redis) throw and BullMQ retries the job. */
+export function deliverMessageJob(deps: DeliveryJobDeps): JobHandler<"deliver-message"> {
+  const full: DeliveryDeps = {
+    ...deps,
+    links: deps.links ?? storedLinkSource(deps.prisma, deps.config),
+    screen: deps.screen ?? noScreening,
+    retryBaseMs: deps.retryBaseMs ?? JOBS["deliver-message"].backoffMs,
+  };
+  return ({ messageId, generation }) => deliverMessage(full, messageId, generation);
+}
+
+/**
+ * Link values from the message's nonce and the person's preference token (their hashes stored for
+ * lookup). Without `SVC_SECRET_KEY` (only a bare test setup) placeholders are left empty.
+ */
+export function storedLinkSource(prisma: PrismaClient, config: SvcConfig): DeliveryLinkSource {
+  return async (message, now) => {
+    if (!config.secrets.secretKey) return { preferences_url: null, unsubscribe_url: null, one_click_url: null, tracking_token: null };
+    return deliveryLinks(prisma, { secretKey: requireSecretKey(config), publicUrl: config.api.public_url }, message, now);
+  };
+}
+
+export type ProviderRegistry = ReadonlyMap<string, Provider>;

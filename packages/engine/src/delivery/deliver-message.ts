@@ -1,0 +1,130 @@
+import { gaveUpReason, providerErrorsReason, REASON } from "@svc/core";
+import type { MessageRow } from "@svc/store";
+import { bumpGeneration, claimMessage } from "./claim-message";
+import { channelError, planRetry, runStateOf, tryOutcome } from "./delivery-run";
+import type { DeliveryDeps } from "./delivery-types";
+import { markFinal, markSent, recordAttempts, runAttempts } from "./delivery-writes";
+import { recheckBeforeSending } from "./recheck-before-sending";
+import { sendToChannel, type AttemptRecord } from "./send-to-channel";
+
+export type DeliveryOutcome =
+  | { status: "skipped"; reason: string }
+  /** Not due, or a retry parked until `at` under `generation`. */
+  | { status: "scheduled"; at: Date; generation: number }
+  | { status: "sent"; channel: string }
+  | { status: "failed" | "suppressed"; reason: string };
+
+/** A live lease of this generation: BullMQ retries the job, by then the lease ran out or the row moved on. */
+export class DeliveryLeaseHeldError extends Error {
+  override readonly name = "DeliveryLeaseHeldError";
+}
+
+/**
+ * The `deliver-message` use case (SPEC 3.1 from `queued`; docs/delivery.md): claim, re-check,
+ * screening seam, then the planned channels in order. Provider sends are at least once: a crash
+ * after a provider accepted and before `markSent`, or a slow worker whose lease was taken over,
+ * sends again; the message id is every provider's idempotency key. Internal state changes once.
+ */
+export async function deliverMessage(deps: DeliveryDeps, messageId: string, generation: number): Promise<DeliveryOutcome> {
+  const now = deps.now();
+  const claim = await claimMessage(deps, messageId, generation, now);
+  if (claim.kind === "skip") return { status: "skipped", reason: claim.reason };
+  if (claim.kind === "leased") throw new DeliveryLeaseHeldError(`message ${messageId} is leased until ${claim.until.toISOString()}`);
+  if (claim.kind === "not_due") return scheduleNext(deps, claim.message, "queued", claim.message.send_at, now);
+  const message = claim.message;
+
+  const recheck = await recheckBeforeSending(deps.prisma, message, now);
+  if (!recheck.ok) return finish(deps, message, "suppressed", recheck.reason, now);
+  // Screening seam (SPEC 1.1 step 12): the screening issue plugs its verdict in here.
+  const screening = await deps.screen(message, now);
+  if (screening.action === "stop") return { status: "skipped", reason: "screening" };
+
+  const run = runStateOf(await runAttempts(deps.prisma, message));
+  const links = await deps.links(message, now);
+  const permanentErrors = [...run.failedChannels.values()];
+  for (const channel of recheck.channels) {
+    if (run.failedChannels.has(channel)) continue;
+    const provider = deps.providers.get(channel);
+    const addresses = recheck.recipient.addresses.filter((a) => a.channel === channel && a.enabled).map((a) => a.value);
+    if (!provider || addresses.length === 0) continue;
+
+    const at = deps.now();
+    const attempts = await sendToChannel(deps, {
+      message,
+      channel,
+      provider,
+      addresses,
+      recipient: recheck.recipient,
+      allowUnsubscribe: recheck.allowUnsubscribe,
+      links,
+    });
+    await recordAttempts(deps.prisma, message.id, at, attempts);
+    const outcome = tryOutcome(attempts);
+    if (outcome === "sent") {
+      const won = await markSent(deps.prisma, message, channel, deps.now());
+      return won ? { status: "sent", channel } : { status: "skipped", reason: "lease lost after sending" };
+    }
+    if (outcome === "retry") {
+      return retryOrGiveUp(deps, message, attempts, run.retries + 1, run.firstAttemptAt ?? at);
+    }
+    permanentErrors.push(channelError(attempts));
+  }
+  if (permanentErrors.length === 0) return finish(deps, message, "failed", REASON.noReachableChannel, deps.now());
+  return finish(deps, message, "failed", providerErrorsReason(permanentErrors), deps.now());
+}
+
+// Retries are scheduled here rather than by BullMQ's backoff, which cannot see a provider's
+// Retry-After: the row stays `sending` with its lease parked until the retry time, under the next
+// generation, and the job for that generation waits in the queue. If that job is lost, the lease
+// runs out and the reclaim-leases sweep brings the message back.
+async function retryOrGiveUp(
+  deps: DeliveryDeps,
+  message: MessageRow,
+  attempts: AttemptRecord[],
+  retries: number,
+  firstAttemptAt: Date,
+): Promise<DeliveryOutcome> {
+  const now = deps.now();
+  const retryAfters = attempts.flatMap((a) => (a.retryable && a.retryAfterMs !== undefined ? [a.retryAfterMs] : []));
+  const plan = planRetry({
+    now,
+    retries,
+    firstAttemptAt,
+    retryAfterMs: retryAfters.length > 0 ? Math.min(...retryAfters) : undefined,
+    baseMs: deps.retryBaseMs,
+    maxAttempts: deps.config.worker.max_attempts,
+    maxDeferSeconds: deps.config.worker.max_defer_seconds,
+    random: (deps.random ?? Math.random)(),
+  });
+  const error = channelError(attempts.filter((a) => !a.ok && a.retryable));
+  if (plan.kind === "give_up") return finish(deps, message, "failed", gaveUpReason(error), now);
+  deps.logger.warn("delivery will retry", { message_id: message.id, channel: attempts[0]?.channel, retries, retry_at: plan.at.toISOString() });
+  return scheduleNext(deps, message, "sending", plan.at, now);
+}
+
+async function scheduleNext(
+  deps: DeliveryDeps,
+  message: MessageRow,
+  status: "queued" | "sending",
+  at: Date,
+  now: Date,
+): Promise<DeliveryOutcome> {
+  const data = status === "sending" ? { lease_until: at, updated_at: now } : { updated_at: now };
+  const next = await bumpGeneration(deps, { id: message.id, generation: message.generation, status }, data);
+  if (!next) return { status: "skipped", reason: "moved on" };
+  await deps.queues.enqueue("deliver-message", { messageId: next.id, generation: next.generation }, { sendAt: at });
+  return { status: "scheduled", at, generation: next.generation };
+}
+
+async function finish(
+  deps: DeliveryDeps,
+  message: MessageRow,
+  status: "failed" | "suppressed",
+  reason: string,
+  now: Date,
+): Promise<DeliveryOutcome> {
+  const won = await markFinal(deps.prisma, message, status, reason, now);
+  if (!won) return { status: "skipped", reason: "lease lost" };
+  deps.logger.info(`delivery ${status}`, { message_id: message.id, status_reason: reason });
+  return { status, reason };
+}

@@ -1,0 +1,89 @@
+import { fillLinkPlaceholders, type Importance } from "@svc/core";
+import type { Provider, SendContent, SendRequest, SendResult } from "@svc/providers";
+import type { MessageRow } from "@svc/store";
+import { contentForChannel, isEmailChannel, type MessageContent } from "../compose/message-content";
+import type { DeliveryDeps, DeliveryLinkValues } from "./delivery-types";
+import type { RecheckedRecipient } from "./recheck-before-sending";
+
+// One channel try: the message goes to every enabled address of the channel at once (two phones
+// both ring, DECISIONS "Channels and providers"); the try succeeds when any address accepts.
+
+export interface AttemptRecord {
+  channel: string;
+  provider: string;
+  address: string;
+  ok: boolean;
+  retryable: boolean;
+  error: string | null;
+  retryAfterMs?: number;
+}
+
+export interface ChannelTryInput {
+  message: MessageRow;
+  channel: string;
+  provider: Provider;
+  addresses: string[];
+  recipient: RecheckedRecipient;
+  allowUnsubscribe: boolean;
+  links: DeliveryLinkValues;
+}
+
+export async function sendToChannel(deps: Pick<DeliveryDeps, "config">, input: ChannelTryInput): Promise<AttemptRecord[]> {
+  const content = providerContent(deps, input);
+  return Promise.all(
+    input.addresses.map(async (to) => {
+      const request: SendRequest = {
+        messageId: input.message.id,
+        channel: input.channel,
+        to,
+        recipient: { external_id: input.recipient.external_id, locale: input.recipient.locale, timezone: input.recipient.timezone },
+        category: input.message.category,
+        importance: input.message.importance as Importance,
+        content,
+        data: (input.message.data ?? {}) as Record<string, unknown>,
+        trackingToken: input.links.tracking_token,
+        unsubscribeUrl: input.allowUnsubscribe ? input.links.one_click_url : null,
+        preferencesUrl: input.links.preferences_url,
+        allowUnsubscribe: input.allowUnsubscribe,
+      };
+      return attemptOf(input.channel, input.provider, to, await safeSend(input.provider, request));
+    }),
+  );
+}
+
+// Stored content keeps `[[svc:...]]` placeholders; only this copy, handed to the provider, holds
+// live links (DECISIONS "Link tokens").
+function providerContent(deps: Pick<DeliveryDeps, "config">, input: ChannelTryInput): SendContent {
+  const stored = (input.message.content ?? { title: "", body: "", url: null, thread: null }) as unknown as MessageContent;
+  const rendered = contentForChannel(stored, input.channel);
+  const urls = {
+    preferences_url: input.links.preferences_url,
+    unsubscribe_url: input.allowUnsubscribe ? input.links.unsubscribe_url : null,
+  };
+  // E-mail bodies are rendered with HTML autoescape (DECISIONS "Templates"): that is the HTML part.
+  const html = isEmailChannel(deps.config, input.channel);
+  return {
+    title: fillLinkPlaceholders(rendered.title, urls),
+    body: fillLinkPlaceholders(rendered.body, urls),
+    url: rendered.url === null ? null : fillLinkPlaceholders(rendered.url, urls) || null,
+    thread: rendered.thread,
+    ...(html ? { html: fillLinkPlaceholders(rendered.body, urls, { html: true }) } : {}),
+  };
+}
+
+// A provider that throws instead of resolving broke its contract; the outcome is unknown, so retry.
+async function safeSend(provider: Provider, request: SendRequest): Promise<SendResult> {
+  try {
+    return await provider.send(request);
+  } catch (error) {
+    return { ok: false, retryable: true, error: `${provider.name}: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+function attemptOf(channel: string, provider: Provider, address: string, result: SendResult): AttemptRecord {
+  const name = result.provider ?? provider.name;
+  if (result.ok) return { channel, provider: name, address, ok: true, retryable: false, error: null };
+  const record: AttemptRecord = { channel, provider: name, address, ok: false, retryable: result.retryable, error: result.error };
+  if (result.retryAfterMs !== undefined) record.retryAfterMs = result.retryAfterMs;
+  return record;
+}
