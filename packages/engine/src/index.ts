@@ -50,3 +50,8 @@ export * from "./delivery/delivery-run";
 export * from "./delivery/deliver-message";
 export * from "./delivery/deliver-message-job";
 export * from "./delivery/delivery-sweeps";
+export * from "./messages/serialize-message";
+export * from "./messages/send-message";
+export * from "./messages/list-messages";
+export * from "./messages/get-message";
+export * from "./messages/cancel-message";

@@ -1,0 +1,26 @@
+import { AppError, REASON, type Principal } from "@svc/core";
+import type { PrismaClient } from "@svc/store";
+import { loadMessageFor } from "./load-message";
+import { serializeMessage, type MessageView } from "./serialize-message";
+
+/**
+ * `queued` → `cancelled` (`cancelled via API`) by compare-and-set, so a worker claiming it at the
+ * same moment wins or loses cleanly; any other state is 409 `Invalid state`. The delivery job
+ * re-reads the row and does nothing.
+ */
+export async function cancelMessage(
+  { prisma, now }: { prisma: PrismaClient; now: () => Date },
+  principal: Principal,
+  id: string,
+): Promise<MessageView> {
+  await loadMessageFor(prisma, principal, id);
+  const { count } = await prisma.message.updateMany({
+    where: { id, status: "queued" },
+    data: { status: "cancelled", status_reason: REASON.cancelledViaApi, updated_at: now() },
+  });
+  const row = await loadMessageFor(prisma, principal, id);
+  if (count === 0) {
+    throw new AppError("invalid_state", `message is ${row.status}; only queued messages can be cancelled`);
+  }
+  return serializeMessage(row);
+}

@@ -1,0 +1,136 @@
+import { AppError, senderOf, type Importance, type Principal, type ValidationIssue } from "@svc/core";
+import type { Queues } from "@svc/queue";
+import { $transaction, lockRecipient, type MessageRow } from "@svc/store";
+import { ComposeReferenceError } from "../compose/compose-errors";
+import { composeMessage } from "../compose/compose-message";
+import type { EngineDeps } from "../deps";
+import { validationError } from "../shared/validation";
+import { loadMessageFor } from "./load-message";
+import { requestHash } from "./request-hash";
+import { serializeMessage, type MessageView } from "./serialize-message";
+
+/** Direct-send body (SPEC 2.2, DECISIONS "Messages"); the OpenAPI document validated its shape. */
+export interface SendMessageInput {
+  recipient: string;
+  template: string;
+  category: string;
+  channels: string[];
+  data?: Record<string, unknown>;
+  importance?: Importance;
+  expires_at?: string | null;
+  idempotency_key?: string | null;
+}
+
+export type SendMessageDeps = EngineDeps & { queues: Pick<Queues, "enqueue"> };
+
+// The policy transaction waits for the recipient's lock behind concurrent sends to that person.
+const TRANSACTION = { timeout: 10_000, maxWait: 5_000 };
+
+/**
+ * POST /v1/messages: decided in this process under the recipient's lock (so the answer carries
+ * the status), then, after commit, the delivery job is enqueued for send_at. `created` is false
+ * for an idempotent repeat (200 with the original).
+ */
+export async function sendMessage(
+  deps: SendMessageDeps,
+  principal: Principal,
+  input: SendMessageInput,
+): Promise<{ created: boolean; message: MessageView }> {
+  await assertAgentMayUse(deps, principal, input.category);
+  const recipientId = await checkReferences(deps, input);
+  const body = normalise(input);
+  const result = await $transaction(
+    deps.prisma,
+    async (tx) => {
+      await lockRecipient(tx, recipientId);
+      return composeMessage(tx, deps, {
+        recipientId,
+        template: input.template,
+        category: input.category,
+        channels: input.channels,
+        importance: body.importance,
+        data: body.data,
+        sender: senderOf(principal),
+        agentKey: principal.agentKey,
+        apiKeyId: principal.keyId,
+        rule: null,
+        event: null,
+        dedupKey: null,
+        idempotencyKey: input.idempotency_key ?? null,
+        requestHash: requestHash(body),
+        expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+      });
+    },
+    TRANSACTION,
+  ).catch((error: unknown) => {
+    // Deleted between the check above and the lock.
+    if (error instanceof ComposeReferenceError) throw referenceGone(error);
+    throw error;
+  });
+  // A repeat enqueues again too: the job id is stable, so this only repairs a lost enqueue.
+  await enqueueDelivery(deps, result.message);
+  const message = result.duplicate
+    ? serializeMessage(await loadMessageFor(deps.prisma, principal, result.message.id))
+    : serializeMessage(result.message);
+  return { created: !result.duplicate, message };
+}
+
+async function assertAgentMayUse(deps: SendMessageDeps, principal: Principal, category: string): Promise<void> {
+  if (!principal.agentKey) return;
+  const agent = await deps.prisma.agent.findUnique({ where: { key: principal.agentKey } });
+  const allowed = agent?.categories as string[] | null | undefined;
+  if (!agent || (allowed && !allowed.includes(category))) {
+    throw new AppError("forbidden", `agent '${principal.agentKey}' may not send in category '${category}'`);
+  }
+}
+
+async function checkReferences(deps: SendMessageDeps, input: SendMessageInput): Promise<string> {
+  const [recipient, template, category] = await Promise.all([
+    deps.prisma.recipient.findUnique({ where: { external_id: input.recipient }, select: { id: true } }),
+    deps.prisma.template.findUnique({ where: { key: input.template }, select: { key: true } }),
+    deps.prisma.category.findUnique({ where: { key: input.category }, select: { key: true } }),
+  ]);
+  const issues: ValidationIssue[] = [];
+  const missing = (field: string, what: string) =>
+    issues.push({ loc: ["body", field], msg: `no ${what} '${input[field as keyof SendMessageInput] as string}'`, type: "not_found" });
+  if (!recipient) missing("recipient", "recipient");
+  if (!template) missing("template", "template");
+  if (!category) missing("category", "category");
+  if (issues.length > 0 || !recipient) throw validationError(issues);
+  return recipient.id;
+}
+
+function referenceGone(error: ComposeReferenceError): AppError {
+  return validationError([{ loc: ["body", error.reference], msg: `no ${error.reference} '${error.key}'`, type: "not_found" }]);
+}
+
+// Defaults filled in and the time normalised, so an omitted default and an explicit one are the same body.
+function normalise(input: SendMessageInput) {
+  return {
+    recipient: input.recipient,
+    template: input.template,
+    category: input.category,
+    channels: input.channels,
+    data: input.data ?? {},
+    importance: input.importance ?? ("normal" as Importance),
+    expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
+    idempotency_key: input.idempotency_key ?? null,
+  };
+}
+
+// After commit: a lost enqueue leaves a due `queued` row, which the delivery sweep re-enqueues.
+async function enqueueDelivery(deps: SendMessageDeps, message: MessageRow): Promise<void> {
+  if (message.status !== "queued") return;
+  try {
+    await deps.queues.enqueue(
+      "deliver-message",
+      { messageId: message.id, generation: message.generation },
+      { sendAt: message.send_at },
+    );
+  } catch (error) {
+    deps.logger.warn("delivery enqueue failed; the sweep will pick the message up", {
+      message_id: message.id,
+      error: (error as Error).message,
+    });
+  }
+}
