@@ -43,7 +43,10 @@ export interface ComposeRequest {
 export interface ComposeResult {
   /** The stored message (for a dry run: an unsaved row shape). */
   message: MessageRow;
-  /** True when dedupKey/idempotency matched an existing message, which is returned instead. */
+  /**
+   * True when dedupKey/idempotency matched an existing message, which is returned instead. In a
+   * dry run the returned row is the unsaved decision (`suppressed` / `duplicate`).
+   */
   duplicate: boolean;
 }
 
