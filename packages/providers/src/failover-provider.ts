@@ -20,6 +20,10 @@ export class FailoverProvider implements Provider {
     }
     return combineRetryable(failures, this.providers[this.providers.length - 1]?.name);
   }
+
+  async close(): Promise<void> {
+    await Promise.all(this.providers.map((provider) => provider.close?.()));
+  }
 }
 
 // Every provider asked for patience: one error listing them all, retried once the soonest of them

@@ -17,9 +17,21 @@ export class Http2Client {
   ): Promise<HttpResponse> {
     return new Promise((resolve, reject) => {
       const session = this.connect();
-      const fail = (error: unknown) => {
+      let stream: http2.ClientHttp2Stream;
+      try {
+        stream = session.request({ ":method": "POST", ":path": path, ...headers });
+      } catch (error) {
+        // The connection was already going away; the next request opens a new one.
+        this.forget(session);
+        reject(error);
+        return;
+      }
+      const settle = () => {
         clearTimeout(timer);
         session.off("error", fail);
+      };
+      const fail = (error: unknown) => {
+        settle();
         reject(error);
       };
       const timer = setTimeout(() => {
@@ -29,7 +41,6 @@ export class Http2Client {
         fail(error);
       }, timeoutMs);
       session.once("error", fail);
-      const stream = session.request({ ":method": "POST", ":path": path, ...headers });
       let status = 0;
       const responseHeaders = new Headers();
       const chunks: Buffer[] = [];
@@ -41,8 +52,7 @@ export class Http2Client {
       });
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
-        clearTimeout(timer);
-        session.off("error", fail);
+        settle();
         resolve({ status, headers: responseHeaders, text: Buffer.concat(chunks).toString("utf8") });
       });
       stream.on("error", fail);
@@ -56,16 +66,17 @@ export class Http2Client {
     if (session && !session.closed) await new Promise<void>((resolve) => session.close(() => resolve()));
   }
 
+  private forget(session: http2.ClientHttp2Session): void {
+    if (this.session === session) this.session = undefined;
+  }
+
   private connect(): http2.ClientHttp2Session {
     if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
     const session = http2.connect(this.origin);
     // A failed connection is reported to the waiting requests; this keeps it from crashing the process.
     session.on("error", () => undefined);
-    const forget = () => {
-      if (this.session === session) this.session = undefined;
-    };
-    session.on("close", forget);
-    session.on("goaway", forget);
+    session.on("close", () => this.forget(session));
+    session.on("goaway", () => this.forget(session));
     session.unref();
     this.session = session;
     return session;

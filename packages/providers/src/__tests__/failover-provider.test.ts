@@ -95,4 +95,16 @@ describe("FailoverProvider", () => {
       provider: "b",
     });
   });
+
+  it("closes every provider", async () => {
+    const closed: string[] = [];
+    const closing = (name: string): Provider => ({
+      ...fixed(name, { ok: true }, []),
+      close: async () => {
+        closed.push(name);
+      },
+    });
+    await new FailoverProvider([closing("a"), fixed("b", { ok: true }, []), closing("c")]).close();
+    expect(closed).toEqual(["a", "c"]);
+  });
 });
