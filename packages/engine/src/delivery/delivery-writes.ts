@@ -52,6 +52,11 @@ export async function markSent(prisma: PrismaClient, message: MessageRow, channe
       where: owned(message),
       data: { status: "sent", status_reason: null, channel, sent_at: now, lease_until: null, updated_at: now },
     }),
+    // A delivery receipt that overtook this write (reported while still `sending`) applies now.
+    prisma.message.updateMany({
+      where: { id: message.id, generation: message.generation, status: "sent", engagements: { some: { type: "delivered" } } },
+      data: { status: "delivered", delivered_at: now, updated_at: now },
+    }),
     prisma.fatigueState.updateMany({
       where: { recipient_id: message.recipient_id, category: message.category, probe_message_id: message.id },
       data: { probe_sent_at: now, updated_at: now },

@@ -299,3 +299,13 @@ test("the fatigue probe is dated by when it really went out", async () => {
   });
   expect(state.probe_sent_at).toEqual(row.sent_at);
 });
+
+test("a delivery receipt reported while the message was still sending applies once it is sent", async () => {
+  const person = await makePerson(bench.prisma, [{ channel: "email", value: "receipt@example.com" }]);
+  const message = await queuedMessage(bench.prisma, person, { channels: ["email"] });
+  await bench.prisma.engagement.create({ data: { message_id: message.id, type: "delivered", source: "track" } });
+  await deliver(message);
+  const row = await finalState(message.id);
+  expect(row).toMatchObject({ status: "delivered", channel: "email" });
+  expect(row.delivered_at).toEqual(row.sent_at);
+});
