@@ -38,10 +38,13 @@ describe("worker main", () => {
     try {
       const schedulers = await waitFor(async () => {
         const found = await queues.queue("scheduler").getJobSchedulers();
-        return found.length >= 2 && found;
+        return found.length >= 5 && found;
       }, 15_000);
       expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
+        ["sweep-expire-queued", 30_000],
+        ["sweep-reclaim-leases", 30_000],
         ["sweep-report-dead-jobs", 300_000],
+        ["sweep-requeue-due", 60_000],
         ["sweep-requeue-pending-events", 30_000],
       ]);
       run.child.kill("SIGTERM");
