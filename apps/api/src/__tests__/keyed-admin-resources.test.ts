@@ -53,13 +53,23 @@ const CASES: Case[] = [
     base: "/v1/templates",
     body: (key) => ({ key, locales: { en }, ai_attributes: ["order_id"] }),
     view: (key) => ({ key, default_locale: "en", locales: { en }, ai_attributes: ["order_id"] }),
-    replaced: (key) => ({ body: { locales: { en } }, view: { key, default_locale: "en", locales: { en }, ai_attributes: [] } }),
+    replaced: (key) => ({
+      body: { locales: { en } },
+      view: { key, default_locale: "en", locales: { en }, ai_attributes: [] },
+    }),
     patch: { body: { ai_attributes: ["carrier"] }, changes: { ai_attributes: ["carrier"] } },
   },
   {
     noun: "rule",
     base: "/v1/rules",
-    body: (key) => ({ key, event: "order.shipped", template: "order-shipped", category: "transactional", channels: ["email", "sms"], priority: 3 }),
+    body: (key) => ({
+      key,
+      event: "order.shipped",
+      template: "order-shipped",
+      category: "transactional",
+      channels: ["email", "sms"],
+      priority: 3,
+    }),
     view: (key) => ({
       key,
       name: "",
@@ -93,7 +103,11 @@ describe.each(CASES)("$base", ({ noun, base, body, view, replaced, patch }) => {
     const createdAt = tick();
     const created = await h.as().post(base).send(body("one"));
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ ...view("one"), created_at: createdAt.toISOString(), updated_at: expect.any(String) });
+    expect(created.body).toEqual({
+      ...view("one"),
+      created_at: createdAt.toISOString(),
+      updated_at: expect.any(String),
+    });
 
     const again = await h.as().post(base).send(body("one"));
     expect(again.status).toBe(409);
@@ -109,18 +123,34 @@ describe.each(CASES)("$base", ({ noun, base, body, view, replaced, patch }) => {
     const createdAt = tick();
     const created = await h.as().put(`${base}/two`).send(withoutKey);
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ ...view("two"), created_at: createdAt.toISOString(), updated_at: expect.any(String) });
+    expect(created.body).toEqual({
+      ...view("two"),
+      created_at: createdAt.toISOString(),
+      updated_at: expect.any(String),
+    });
 
     tick();
-    const again = await h.as().put(`${base}/two`).send({ key: "two", ...replaced("two").body });
+    const again = await h
+      .as()
+      .put(`${base}/two`)
+      .send({ key: "two", ...replaced("two").body });
     expect(again.status).toBe(200);
-    expect(again.body).toEqual({ ...replaced("two").view, created_at: createdAt.toISOString(), updated_at: expect.any(String) });
+    expect(again.body).toEqual({
+      ...replaced("two").view,
+      created_at: createdAt.toISOString(),
+      updated_at: expect.any(String),
+    });
   });
 
   it("PUT with a body key other than the path's is 422", async () => {
-    const res = await h.as().put(`${base}/three`).send({ ...replaced("three").body, key: "other" });
+    const res = await h
+      .as()
+      .put(`${base}/three`)
+      .send({ ...replaced("three").body, key: "other" });
     expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual([{ loc: ["body", "key"], msg: "must equal the key in the path", type: "value_error" }]);
+    expect(res.body.errors).toEqual([
+      { loc: ["body", "key"], msg: "must equal the key in the path", type: "value_error" },
+    ]);
     expect((await h.as().get(`${base}/three`)).status).toBe(404);
   });
 
@@ -154,7 +184,10 @@ describe.each(CASES)("$base", ({ noun, base, body, view, replaced, patch }) => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await h.as().get(base).query({ limit: 2, ...(cursor ? { cursor } : {}) });
+      const res = await h
+        .as()
+        .get(base)
+        .query({ limit: 2, ...(cursor ? { cursor } : {}) });
       expect(res.status).toBe(200);
       expect(res.body.items.length).toBeLessThanOrEqual(2);
       keys.push(...res.body.items.map((item: { key: string }) => item.key));
@@ -171,7 +204,9 @@ describe.each(CASES)("$base", ({ noun, base, body, view, replaced, patch }) => {
   it("a cursor it never issued is 422", async () => {
     const res = await h.as().get(base).query({ cursor: "not-a-cursor" });
     expect(res.status).toBe(422);
-    expect(res.body.errors).toEqual([{ loc: ["query", "cursor"], msg: "not a cursor returned by this list", type: "value_error" }]);
+    expect(res.body.errors).toEqual([
+      { loc: ["query", "cursor"], msg: "not a cursor returned by this list", type: "value_error" },
+    ]);
   });
 
   it("needs the admin scope, and agent-bound keys never reach it", async () => {

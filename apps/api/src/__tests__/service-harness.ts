@@ -68,7 +68,12 @@ export async function startHarness(name: string, options: HarnessOptions = {}): 
   }
 }
 
-async function start(name: string, options: HarnessOptions, cleanups: Cleanup[], close: () => Promise<void>): Promise<Harness> {
+async function start(
+  name: string,
+  options: HarnessOptions,
+  cleanups: Cleanup[],
+  close: () => Promise<void>,
+): Promise<Harness> {
   const redisPrefix = testRedisPrefix(name);
   cleanups.push(() => redisPrefix.cleanup());
   const db = await createTestDatabase(name);
@@ -83,15 +88,31 @@ async function start(name: string, options: HarnessOptions, cleanups: Cleanup[],
   const now = options.now ?? (() => new Date());
   const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 2 });
   cleanups.push(() => redis.disconnect());
-  const queues = createQueues({ redisUrl: config.redis.url, prefix: config.redis.prefix, maxAttempts: config.worker.max_attempts });
+  const queues = createQueues({
+    redisUrl: config.redis.url,
+    prefix: config.redis.prefix,
+    maxAttempts: config.worker.max_attempts,
+  });
   cleanups.push(() => queues.close());
   const logs = createLogCapture();
   const logger = createLogger({ service: `api-test-${name}`, level: "info", stream: logs.stream });
-  const app = buildApi({ config, logger, prisma, redis, queues, migrationsDir: MIGRATIONS_DIR, now, validateResponses: true });
+  const app = buildApi({
+    config,
+    logger,
+    prisma,
+    redis,
+    queues,
+    migrationsDir: MIGRATIONS_DIR,
+    now,
+    validateResponses: true,
+  });
 
   const keyIds = new Map<string, string>();
   const newKey = async (scopes: Scope[], agent?: string) => {
-    const created = await createApiKey({ prisma, now }, { name: `test ${scopes.join(" ")}`, scopes, agent: agent ?? null });
+    const created = await createApiKey(
+      { prisma, now },
+      { name: `test ${scopes.join(" ")}`, scopes, agent: agent ?? null },
+    );
     keyIds.set(created.key, created.id);
     return created.key;
   };

@@ -25,8 +25,16 @@ beforeAll(async () => {
     config: { channels: { email: { provider: "smtp" }, sms: { provider: "console" } } },
   });
   await h.as().post("/v1/templates").send(welcome).expect(201);
-  await h.as().post("/v1/templates").send({ key: "shouty", locales: { en: { title: "Hi", body: "{{ data.name.shout() }}" } } }).expect(201);
-  await h.as().put("/v1/recipients/ann").send({ locale: "de-AT", attributes: { first_name: "Ann" } }).expect(201);
+  await h
+    .as()
+    .post("/v1/templates")
+    .send({ key: "shouty", locales: { en: { title: "Hi", body: "{{ data.name.shout() }}" } } })
+    .expect(201);
+  await h
+    .as()
+    .put("/v1/recipients/ann")
+    .send({ locale: "de-AT", attributes: { first_name: "Ann" } })
+    .expect(201);
 });
 afterAll(() => h?.close());
 
@@ -37,7 +45,14 @@ describe("template preview", () => {
     [
       "the default locale with empty data",
       {},
-      { locale: "en", channel: null, title: "Hello there<>", body: "Order  (preview): ", url: "https://shop.example/orders/", thread: "order-" },
+      {
+        locale: "en",
+        channel: null,
+        title: "Hello there<>",
+        body: "Order  (preview): ",
+        url: "https://shop.example/orders/",
+        thread: "order-",
+      },
     ],
     [
       "a regional locale falling back to its language (de-AT -> de)",
@@ -57,12 +72,26 @@ describe("template preview", () => {
     [
       "an explicit locale over the recipient's",
       { recipient: "ann", locale: "en", data: { order_id: 7 } },
-      { locale: "en", channel: null, title: "Hello Ann<>", body: "Order 7 (preview): ", url: "https://shop.example/orders/7", thread: "order-7" },
+      {
+        locale: "en",
+        channel: null,
+        title: "Hello Ann<>",
+        body: "Order 7 (preview): ",
+        url: "https://shop.example/orders/7",
+        thread: "order-7",
+      },
     ],
     [
       "an e-mail channel: the body is HTML-escaped, the title is not",
       { channel: "email", data: { order_id: 7, tag: "<b>" } },
-      { locale: "en", channel: "email", title: "Hello there<<b>>", body: "Order 7 (preview): &lt;b&gt;", url: "https://shop.example/orders/7", thread: "order-7" },
+      {
+        locale: "en",
+        channel: "email",
+        title: "Hello there<<b>>",
+        body: "Order 7 (preview): &lt;b&gt;",
+        url: "https://shop.example/orders/7",
+        thread: "order-7",
+      },
     ],
   ])("renders %s", async (_case, body, expected) => {
     const res = await preview("welcome", body);
@@ -73,7 +102,8 @@ describe("template preview", () => {
   it("a render error is 422 with the detail", async () => {
     const res = await preview("shouty", { data: { name: "ann" } });
     expect(res.status).toBe(422);
-    const detail = 'locales.en.body: line 1: Unable to call `data["name"]["shout"]`, which is undefined or falsey';
+    const detail =
+      'locales.en.body: line 1: Unable to call `data["name"]["shout"]`, which is undefined or falsey';
     expect(res.body).toMatchObject({ title: "Unprocessable content", detail });
     expect(res.body.errors).toEqual([{ loc: ["body"], msg: detail, type: "template_error" }]);
   });
@@ -81,8 +111,20 @@ describe("template preview", () => {
   it.each([
     ["an unknown template", "nope", {}, 404, "no template 'nope'"],
     ["an unknown recipient", "welcome", { recipient: "nobody" }, 422, "recipient: no recipient 'nobody'"],
-    ["an unknown field", "welcome", { datum: {} }, 422, "Request validation failed: body.datum: unknown field"],
-    ["a bad locale tag", "welcome", { locale: "de_AT" }, 422, 'Request validation failed: body.locale: must match pattern "^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"'],
+    [
+      "an unknown field",
+      "welcome",
+      { datum: {} },
+      422,
+      "Request validation failed: body.datum: unknown field",
+    ],
+    [
+      "a bad locale tag",
+      "welcome",
+      { locale: "de_AT" },
+      422,
+      'Request validation failed: body.locale: must match pattern "^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"',
+    ],
   ])("refuses %s", async (_case, key, body, status, detail) => {
     const res = await preview(key, body);
     expect(res.status).toBe(status);
