@@ -16,6 +16,12 @@ export interface PreferenceChange {
   provenance: Record<string, unknown>;
 }
 
+type QuietHours = { start: string; end: string };
+
+// Compared by field: jsonb hands keys back in its own order ({end, start}).
+const sameQuietHours = (a: QuietHours | null, b: QuietHours | null) =>
+  a === null || b === null ? a === b : a.start === b.start && a.end === b.end;
+
 const diff = (before: string[], after: string[]) => ({
   added: after.filter((x) => !before.includes(x)),
   removed: before.filter((x) => !after.includes(x)),
@@ -52,7 +58,7 @@ export async function changePreferences(
       data.muted_channels = next;
     }
   }
-  if (input.quiet_hours !== undefined && JSON.stringify(input.quiet_hours) !== JSON.stringify(row.quiet_hours ?? null)) {
+  if (input.quiet_hours !== undefined && !sameQuietHours(input.quiet_hours, row.quiet_hours as QuietHours | null)) {
     changes.quiet_hours = { from: row.quiet_hours ?? null, to: input.quiet_hours };
     data.quiet_hours = input.quiet_hours === null ? Prisma.DbNull : input.quiet_hours;
   }
