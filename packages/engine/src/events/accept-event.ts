@@ -3,7 +3,7 @@ import type { Queues } from "@svc/queue";
 import { Prisma, isUniqueViolation, type PrismaClient } from "@svc/store";
 import { checkProfile, type RecipientProfileInput } from "../recipients/recipient-profile";
 import { validationError } from "../shared/validation";
-import { requestHash } from "./canonical-json";
+import { requestHash } from "../shared/canonical-json";
 import {
   IDEMPOTENCY_RETENTION_MS,
   inlineProfileOf,

@@ -1,6 +1,6 @@
 import type { AddressRow, RecipientRow } from "@svc/store";
 import type { RecipientProfileInput } from "../recipients/recipient-profile";
-import { canonicalJson } from "./canonical-json";
+import { canonicalJson } from "../shared/canonical-json";
 
 type StoredProfile = Pick<RecipientRow, "locale" | "timezone" | "region" | "attributes"> & {
   addresses: Pick<AddressRow, "channel" | "value" | "enabled">[];

@@ -6,7 +6,7 @@ import { composeMessage } from "../compose/compose-message";
 import type { EngineDeps } from "../deps";
 import { validationError } from "../shared/validation";
 import { loadMessageFor } from "./load-message";
-import { requestHash } from "./request-hash";
+import { requestHash } from "../shared/canonical-json";
 import { serializeMessage, type MessageView } from "./serialize-message";
 
 /** Direct-send body (SPEC 2.2, DECISIONS "Messages"); the OpenAPI document validated its shape. */
