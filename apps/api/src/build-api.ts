@@ -14,7 +14,6 @@ import { recipientRightsRoutes } from "./routes/recipient-rights-routes";
 import { apiKeysRoutes } from "./routes/api-keys-routes";
 import { keyedRoutes } from "./routes/keyed-routes";
 import { messagesRoutes } from "./routes/messages-routes";
-import { messagesRoutes } from "./routes/messages-routes";
 import { engagementRoutes } from "./routes/engagement-routes";
 import { recipientsRoutes } from "./routes/recipients-routes";
 import { eventsRoutes } from "./routes/events-routes";
@@ -67,7 +66,6 @@ export function buildApi(services: ApiServices): Express {
         now,
       );
       recipientsRoutes(router, deps);
-      messagesRoutes(router, deps);
       recipientRightsRoutes(router, deps);
       eventsRoutes(router, deps);
       evaluateRoutes(router, deps);
