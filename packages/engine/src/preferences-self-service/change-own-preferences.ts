@@ -86,7 +86,7 @@ export async function oneClickUnsubscribe(
   deps: Pick<SelfServiceDeps, "prisma" | "now">,
   token: string,
   request: { ip: string | null; user_agent: string | null },
-): Promise<{ category: string; changed: boolean }> {
+): Promise<{ category: string; changed: boolean; locale: string | null }> {
   return $transaction(deps.prisma, async (tx) => {
     const link = await resolveLinkToken(tx, token);
     if (link.kind !== "unsubscribe") {
@@ -106,6 +106,6 @@ export async function oneClickUnsubscribe(
       { source: "one_click", provenance: { method: "one_click", ip: request.ip, user_agent: request.user_agent, message_id: link.messageId } },
       deps.now(),
     );
-    return { category: link.category, changed: result.changed };
+    return { category: link.category, changed: result.changed, locale: person.locale };
   });
 }

@@ -1,0 +1,91 @@
+import { createHash } from "node:crypto";
+import type { Response } from "express";
+
+// Shared pieces of the hosted pages: escaping, one small stylesheet, the page frame, and headers
+// that keep the token in the URL private (no referrer, no caching, no framing, no scripts).
+
+export function escapeHtml(value: string): string {
+  return value
+    .replace(/&/g, "&amp;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
+}
+
+/** Tagged template that escapes every interpolation unless it is already `Html`. */
+export class Html {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+type Part = string | number | Html | null | undefined | false | readonly Part[];
+
+const render = (part: Part): string => {
+  if (part === null || part === undefined || part === false) return "";
+  if (Array.isArray(part)) return part.map(render).join("");
+  if (part instanceof Html) return part.value;
+  return escapeHtml(String(part));
+};
+
+export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
+  return new Html(strings.reduce((out, s, i) => out + s + (i < parts.length ? render(parts[i] as Part) : ""), ""));
+}
+
+const STYLE = `
+body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f6f6f4;margin:0}
+main{max-width:36rem;margin:2rem auto;padding:1.5rem 2rem;background:#fff;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
+h1{font-size:1.5rem;margin-top:0}
+fieldset{border:1px solid #c8c8c8;border-radius:6px;margin:0 0 1.25rem;padding:.75rem 1rem}
+legend{font-weight:600;padding:0 .25rem}
+.choice{display:flex;gap:.5rem;align-items:flex-start;margin:.35rem 0}
+.choice input{margin-top:.3rem;width:1.1rem;height:1.1rem}
+.hint{color:#555;font-size:.9rem;margin:.25rem 0 .5rem}
+.times{display:flex;gap:1.5rem;flex-wrap:wrap}
+.times label{display:flex;flex-direction:column;font-size:.95rem}
+input[type=time]{font:inherit;padding:.3rem}
+button{font:inherit;font-weight:600;color:#fff;background:#1d4ed8;border:0;border-radius:6px;padding:.6rem 1.2rem;cursor:pointer}
+button:hover{background:#1e40af}
+:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+.status{background:#ecfdf5;border:1px solid #059669;padding:.75rem 1rem;border-radius:6px}
+.errors{background:#fef2f2;border:1px solid #b91c1c;padding:.75rem 1rem;border-radius:6px}
+.notice{background:#eff6ff;border:1px solid #93c5fd;padding:.75rem 1rem;border-radius:6px}
+`;
+const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
+
+export function page(options: { lang: string; title: string; body: Html }): string {
+  return `<!doctype html>
+<html lang="${escapeHtml(options.lang)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(options.title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${options.body.value}
+</main>
+</body>
+</html>
+`;
+}
+
+/** Headers for every hosted response: the path holds a credential. */
+export function setHostedHeaders(res: Response): void {
+  res.set({
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+    "X-Robots-Tag": "noindex, nofollow",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+  });
+}
+
+export function sendPage(res: Response, status: number, document: string): void {
+  res.status(status).type("text/html; charset=utf-8").send(document);
+}

@@ -1,0 +1,105 @@
+import express, { Router, type ErrorRequestHandler, type Request } from "express";
+import { AppError, STATUS_TITLE, isAppError } from "@svc/core";
+import type { SvcConfig } from "@svc/config";
+import { changeOwnPreferences, getOwnPreferences, oneClickUnsubscribe, resolveLinkToken } from "@svc/engine";
+import type { Logger } from "@svc/log";
+import type { PrismaClient } from "@svc/store";
+import { loggablePath } from "../http/loggable-path";
+import { sendPage, setHostedHeaders } from "./html";
+import { preferencesFromForm } from "./preferences-form";
+import { stringsFor } from "./preferences-i18n";
+import { renderErrorPage, renderPreferencesPage, renderUnsubscribeConfirm, renderUnsubscribed } from "./preferences-page";
+
+// Hosted preference pages (SPEC 4, DECISIONS "Link tokens"): the token in the path is the
+// credential, forms post back to the same URL, errors are HTML pages with the problem's fields.
+
+export interface PreferencePagesDeps {
+  prisma: PrismaClient;
+  config: SvcConfig;
+  logger: Logger;
+  now: () => Date;
+}
+
+const origin = (req: Request) => ({ ip: req.ip ?? null, user_agent: req.get("user-agent") ?? null });
+
+// Forms are small; parsed here only, never for the JSON API.
+const formBody = express.urlencoded({ extended: false, limit: "16kb", parameterLimit: 500 });
+
+const tokenOf = (req: Request) => req.params.token as string;
+
+export function preferencePages(deps: PreferencePagesDeps): Router {
+  const router = Router();
+  router.use("/preferences", (_req, res, next) => {
+    setHostedHeaders(res);
+    next();
+  });
+
+  router.get("/preferences/:token", async (req, res) => {
+    sendPage(res, 200, renderPreferencesPage(await getOwnPreferences(deps, tokenOf(req)), tokenOf(req)));
+  });
+
+  router.post("/preferences/:token", formBody, async (req, res) => {
+    const token = tokenOf(req);
+    const view = await getOwnPreferences(deps, token);
+    const t = stringsFor(view.locale);
+    const form = preferencesFromForm((req.body ?? {}) as Record<string, unknown>, view, t);
+    if (!form.ok) {
+      sendPage(res, 422, renderPreferencesPage(view, token, { errors: form.errors, enteredQuietHours: form.entered }));
+      return;
+    }
+    try {
+      const saved = await changeOwnPreferences(deps, token, form.input, { method: "hosted_page", ...origin(req) });
+      sendPage(res, 200, renderPreferencesPage(saved, token, { saved: true }));
+    } catch (error) {
+      if (!isAppError(error) || error.status !== 422) throw error;
+      sendPage(res, 422, renderPreferencesPage(view, token, { errors: (error.errors ?? []).map((e) => e.msg) }));
+    }
+  });
+
+  // Opening the link (or a mail client prefetching it) changes nothing: it shows a button.
+  router.get("/preferences/:token/unsubscribe", async (req, res) => {
+    const link = await resolveLinkToken(deps.prisma, tokenOf(req));
+    if (link.kind !== "unsubscribe") {
+      res.redirect(303, `../${tokenOf(req)}`);
+      return;
+    }
+    const person = await deps.prisma.recipient.findUniqueOrThrow({ where: { id: link.recipientId }, select: { locale: true } });
+    sendPage(res, 200, renderUnsubscribeConfirm(person.locale, link.category, tokenOf(req)));
+  });
+
+  // RFC 8058: `List-Unsubscribe=One-Click` in a form-encoded POST body. Mail providers get plain
+  // text; the confirm page's button (a browser asking for HTML) gets a page.
+  router.post("/preferences/:token/unsubscribe", formBody, async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (body["List-Unsubscribe"] !== "One-Click") {
+      throw new AppError("bad_request", "The request body must be List-Unsubscribe=One-Click (RFC 8058)");
+    }
+    const result = await oneClickUnsubscribe(deps, tokenOf(req), origin(req));
+    if (req.accepts(["text/plain", "text/html"]) === "text/html") {
+      sendPage(res, 200, renderUnsubscribed(result.locale, result.category, result.changed, tokenOf(req)));
+      return;
+    }
+    res.status(200).type("text/plain; charset=utf-8").send(`Unsubscribed from ${result.category}\n`);
+  });
+
+  router.use("/preferences", hostedErrorPage(deps.logger));
+  return router;
+}
+
+/** Errors on hosted pages: an HTML page with the problem's title, status and detail. */
+function hostedErrorPage(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    let problem: { status: number; title: string; detail: string };
+    if (isAppError(err)) problem = { status: err.status, title: err.title, detail: err.detail };
+    else if (typeof (err as { status?: unknown }).status === "number" && (err as { status: number }).status < 500) {
+      // body-parser errors (too large, malformed)
+      const status = (err as { status: number }).status;
+      problem = { status, title: STATUS_TITLE[status] ?? "Error", detail: (err as Error).message };
+    } else {
+      logger.error("hosted page failed", { method: req.method, path: loggablePath(req), error: err });
+      problem = { status: 500, title: STATUS_TITLE[500]!, detail: `An internal error occurred; request id ${String(res.locals.requestId ?? "unknown")}` };
+    }
+    setHostedHeaders(res);
+    sendPage(res, problem.status, renderErrorPage(problem));
+  };
+}
