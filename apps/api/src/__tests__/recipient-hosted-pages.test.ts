@@ -54,7 +54,7 @@ describe("one-click unsubscribe (RFC 8058)", () => {
     expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(res.text).toContain('<form method="post">');
     expect(res.text).toContain('<input type="hidden" name="List-Unsubscribe" value="One-Click">');
-    expect(res.text).toContain("Do you want to stop receiving messages of the kind “news”?");
+    expect(res.text).toContain("Do you want to stop receiving messages of the kind “Product news”?");
     await request(h.app).head(`/preferences/${unsubscribe}/unsubscribe`).expect(200);
     expect(await unsubscribed(person.id)).toEqual([]);
     expect(await ledger(person.id)).toHaveLength(0);
@@ -69,7 +69,7 @@ describe("one-click unsubscribe (RFC 8058)", () => {
       .send("List-Unsubscribe=One-Click")
       .expect(200);
     expect(res.text).toContain('<html lang="de">');
-    expect(res.text).toContain("Sie erhalten keine Nachrichten der Art „news“ mehr.");
+    expect(res.text).toContain("Sie erhalten keine Nachrichten der Art „Product news“ mehr.");
     expect(await unsubscribed(person.id)).toEqual(["news"]);
   });
 
@@ -107,7 +107,7 @@ describe("hosted preference page", () => {
     const { unsubscribe } = await personWithMessage("page-unsub");
     const res = await request(h.app).get(`/preferences/${unsubscribe}`).expect(200);
     expect(res.text).toContain('<html lang="en">');
-    expect(res.text).toContain("You came here from a message of the kind “news”.");
+    expect(res.text).toContain("You came here from a message of the kind “Product news”.");
     expect(res.text).toContain(`<a href="${unsubscribe}/unsubscribe">`);
     expect(res.text).toContain('<label for="category-1">Product news</label>');
     expect(res.headers["content-security-policy"]).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; form-action 'self'/);

@@ -66,6 +66,11 @@ describe("stringsFor", () => {
     expect(stringsFor("de").channelNames).toMatchObject({ email: "E-Mail", sms: "SMS" });
   });
 
+  it("names the built-in marketing category for people, in their language", () => {
+    expect(stringsFor("en").categoryNames.marketing).toBe("Offers and promotions");
+    expect(stringsFor("de").categoryNames.marketing).toBe("Angebote und Aktionen");
+  });
+
   it("fills slots", () => {
     expect(fill(stringsFor("de").unsubscribeFrom, { category: "news" })).toBe("Von „news“ abmelden");
   });

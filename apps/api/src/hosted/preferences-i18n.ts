@@ -28,6 +28,8 @@ export interface PageStrings {
   quietBoth: string;
   quietFormat: string;
   channelNames: Record<string, string>;
+  /** Names for built-in categories, whose stored descriptions are written for operators. */
+  categoryNames: Record<string, string>;
 }
 
 const en: PageStrings = {
@@ -57,6 +59,7 @@ const en: PageStrings = {
   quietBoth: "Give both a start and an end time for quiet hours, or leave both empty.",
   quietFormat: "Quiet hours need times of day such as 22:00.",
   channelNames: { email: "E-mail", sms: "Text messages (SMS)", push: "Push notifications", webpush: "Browser notifications", slack: "Slack" },
+  categoryNames: { marketing: "Offers and promotions" },
 };
 
 const de: Partial<PageStrings> = {
@@ -86,6 +89,7 @@ const de: Partial<PageStrings> = {
   quietBoth: "Geben Sie für die Ruhezeiten Beginn und Ende an oder lassen Sie beide Felder leer.",
   quietFormat: "Ruhezeiten brauchen Uhrzeiten wie 22:00.",
   channelNames: { email: "E-Mail", sms: "SMS", push: "Push-Benachrichtigungen", webpush: "Browser-Benachrichtigungen", slack: "Slack" },
+  categoryNames: { marketing: "Angebote und Aktionen" },
 };
 
 const DICTIONARIES: Record<string, Partial<PageStrings>> = { en, de };
@@ -99,7 +103,13 @@ export function stringsFor(locale: string | null | undefined): Strings {
   const language = (locale ?? "").toLowerCase().split(/[-_]/)[0] ?? "";
   const lang = Object.hasOwn(DICTIONARIES, language) ? language : "en";
   const chosen = DICTIONARIES[lang] ?? {};
-  return { ...en, ...chosen, channelNames: { ...en.channelNames, ...chosen.channelNames }, lang };
+  return {
+    ...en,
+    ...chosen,
+    channelNames: { ...en.channelNames, ...chosen.channelNames },
+    categoryNames: { ...en.categoryNames, ...chosen.categoryNames },
+    lang,
+  };
 }
 
 /** Fills `{name}` slots. */

@@ -4,7 +4,7 @@ import { fill, stringsFor, type Strings } from "./preferences-i18n";
 
 // Server-rendered pages; no JavaScript. Links are relative so a path prefix in api.public_url works.
 
-const categoryLabel = (c: { key: string; description: string }) => c.description.trim() || c.key;
+export const categoryLabel = (t: Strings, c: { key: string; description: string }) => t.categoryNames[c.key] ?? (c.description.trim() || c.key);
 
 function errorSummary(t: Strings, errors: string[]): Html | null {
   if (errors.length === 0) return null;
@@ -16,7 +16,7 @@ function categoriesFieldset(t: Strings, view: OwnPreferencesView): Html {
     view.categories.length === 0
       ? html`<p>${t.noCategories}</p>`
       : view.categories.map(
-          (c, i) => html`<div class="choice"><input type="checkbox" id="category-${i}" name="subscribed" value="${c.key}"${c.subscribed ? html` checked` : ""}><label for="category-${i}">${categoryLabel(c)}</label></div>`,
+          (c, i) => html`<div class="choice"><input type="checkbox" id="category-${i}" name="subscribed" value="${c.key}"${c.subscribed ? html` checked` : ""}><label for="category-${i}">${categoryLabel(t, c)}</label></div>`,
         );
   return html`<fieldset aria-describedby="categories-hint"><legend>${t.categoriesLegend}</legend><p class="hint" id="categories-hint">${t.categoriesHint}</p>${choices}</fieldset>`;
 }
@@ -44,7 +44,8 @@ export interface PreferencesPageState {
 
 export function renderPreferencesPage(view: OwnPreferencesView, token: string, state: PreferencesPageState = {}): string {
   const t = stringsFor(view.locale);
-  const category = view.link_category;
+  const key = view.link_category;
+  const category = key ? categoryLabel(t, view.categories.find((c) => c.key === key) ?? { key, description: "" }) : null;
   const notice = category
     ? html`<p class="notice">${fill(t.linkCategory, { category })} <a href="${token}/unsubscribe">${fill(t.unsubscribeFrom, { category })}</a></p>`
     : null;
@@ -64,8 +65,9 @@ ${quietHoursFieldset(t, view, state.enteredQuietHours)}
 }
 
 /** GET …/unsubscribe: a confirm button; opening the link changes nothing. */
-export function renderUnsubscribeConfirm(locale: string | null, category: string, token: string): string {
+export function renderUnsubscribeConfirm(locale: string | null, categoryKey: { key: string; description: string }, token: string): string {
   const t = stringsFor(locale);
+  const category = categoryLabel(t, categoryKey);
   const body = html`<h1>${t.confirmTitle}</h1>
 <form method="post">
 <p>${fill(t.confirmText, { category })}</p>
@@ -76,8 +78,9 @@ export function renderUnsubscribeConfirm(locale: string | null, category: string
   return page({ lang: t.lang, title: t.confirmTitle, body });
 }
 
-export function renderUnsubscribed(locale: string | null, category: string, changed: boolean, token: string): string {
+export function renderUnsubscribed(locale: string | null, categoryKey: { key: string; description: string }, changed: boolean, token: string): string {
   const t = stringsFor(locale);
+  const category = categoryLabel(t, categoryKey);
   const text = fill(changed ? t.unsubscribedText : t.alreadyUnsubscribedText, { category });
   const body = html`<h1>${t.unsubscribedTitle}</h1>
 <p class="status" role="status">${text}</p>

@@ -27,6 +27,10 @@ const formBody = express.urlencoded({ extended: false, limit: "16kb", parameterL
 
 const tokenOf = (req: Request) => req.params.token as string;
 
+async function categoryNamed(prisma: PrismaClient, key: string): Promise<{ key: string; description: string }> {
+  return (await prisma.category.findUnique({ where: { key }, select: { key: true, description: true } })) ?? { key, description: "" };
+}
+
 export function preferencePages(deps: PreferencePagesDeps): Router {
   const router = Router();
   router.use("/preferences", (_req, res, next) => {
@@ -64,7 +68,7 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
       return;
     }
     const person = await deps.prisma.recipient.findUniqueOrThrow({ where: { id: link.recipientId }, select: { locale: true } });
-    sendPage(res, 200, renderUnsubscribeConfirm(person.locale, link.category, tokenOf(req)));
+    sendPage(res, 200, renderUnsubscribeConfirm(person.locale, await categoryNamed(deps.prisma, link.category), tokenOf(req)));
   });
 
   // RFC 8058: `List-Unsubscribe=One-Click` in a form-encoded POST body. Mail providers get plain
@@ -76,7 +80,7 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
     }
     const result = await oneClickUnsubscribe(deps, tokenOf(req), origin(req));
     if (req.accepts(["text/plain", "text/html"]) === "text/html") {
-      sendPage(res, 200, renderUnsubscribed(result.locale, result.category, result.changed, tokenOf(req)));
+      sendPage(res, 200, renderUnsubscribed(result.locale, await categoryNamed(deps.prisma, result.category), result.changed, tokenOf(req)));
       return;
     }
     res.status(200).type("text/plain; charset=utf-8").send(`Unsubscribed from ${result.category}\n`);
