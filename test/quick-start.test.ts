@@ -17,9 +17,9 @@ let child: ChildProcess | undefined;
 let output = "";
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
+  if (child?.pid && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((resolve) => child!.once("exit", resolve));
-    child.kill("SIGTERM");
+    process.kill(-child.pid, "SIGKILL");
     await exited;
   }
   await dropDatabase(databaseUrl);
@@ -30,7 +30,8 @@ it("`npm start` on an empty database reaches /readyz 200 and shuts down cleanly 
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), SVC_SECRET_KEY: randomBytes(32).toString("base64") },
     stdio: ["ignore", "pipe", "pipe"],
-    detached: false,
+    // Its own process group: npm, the shell and node all get the signal, as under a service manager.
+    detached: true,
   });
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
@@ -62,8 +63,15 @@ it("`npm start` on an empty database reaches /readyz 200 and shuts down cleanly 
   expect(unauthorized.status).toBe(401);
   expect(unauthorized.headers.get("www-authenticate")).toMatch(/^Bearer/);
 
+  // SIGTERM to the group: the service closes the server and its workers, and the port is released.
   died.catch(() => undefined);
-  const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)));
-  child.kill("SIGTERM");
-  expect(await exited).toBe(0);
+  // "close" fires once every process holding the output pipes (npm, sh, node) has exited.
+  const closed = new Promise((resolve) => child!.once("close", resolve));
+  process.kill(-child.pid!, "SIGTERM");
+  await closed;
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => false, () => true)) || null, {
+    timeoutMs: 15_000,
+    what: "the port to close",
+  });
+  expect(output).toContain('"message":"workers stopped"');
 }, 180_000);
