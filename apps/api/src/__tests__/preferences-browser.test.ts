@@ -4,7 +4,14 @@ import path from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import type { Harness } from "./service-harness";
 import { messageLinkTokens } from "@svc/engine";
-import { SECRET_KEY, linksOf, makeCategory, makeMessage, makePerson, startRightsHarness } from "./recipient-rights-fixtures";
+import {
+  SECRET_KEY,
+  linksOf,
+  makeCategory,
+  makeMessage,
+  makePerson,
+  startRightsHarness,
+} from "./recipient-rights-fixtures";
 
 // A real browser (Debian's chromium) against the API listening on 127.0.0.1: the hosted page works
 // without JavaScript, by label and keyboard, and what it saves shows up in the API and the ledger.
@@ -25,7 +32,14 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   mkdirSync(SCREENSHOTS, { recursive: true });
 }, 90_000);
@@ -38,7 +52,9 @@ afterAll(async () => {
 
 it("leaves a category, mutes a channel and sets quiet hours; the API shows the change and the ledger entry", async () => {
   await makePerson(h, "browser-1");
-  const { url } = (await h.as().post("/v1/recipients/browser-1/preference-token").expect(201)).body as { url: string };
+  const { url } = (await h.as().post("/v1/recipients/browser-1/preference-token").expect(201)).body as {
+    url: string;
+  };
   // Without api.public_url the link is a path on this service.
   expect(url).toMatch(/^\/preferences\/[A-Za-z0-9_-]{43}$/);
 
@@ -81,7 +97,11 @@ it("leaves a category, mutes a channel and sets quiet hours; the API shows the c
       muted_channels: { added: ["sms"], removed: [] },
       quiet_hours: { from: null, to: { start: "21:30", end: "07:15" } },
     },
-    provenance: { method: "hosted_page", ip: expect.stringMatching(/127\.0\.0\.1$/), user_agent: expect.stringContaining("Chrome") },
+    provenance: {
+      method: "hosted_page",
+      ip: expect.stringMatching(/127\.0\.0\.1$/),
+      user_agent: expect.stringContaining("Chrome"),
+    },
   });
 }, 60_000);
 
@@ -97,11 +117,15 @@ it("the unsubscribe link asks first, then leaves the category with one button", 
   const page = await context.newPage();
   await page.goto(`${base}/preferences/${token}/unsubscribe`);
   expect(await page.getAttribute("html", "lang")).toBe("de");
-  expect((await h.prisma.recipient.findUniqueOrThrow({ where: { id: person.id } })).unsubscribed_categories).toEqual([]);
+  expect(
+    (await h.prisma.recipient.findUniqueOrThrow({ where: { id: person.id } })).unsubscribed_categories,
+  ).toEqual([]);
   await page.screenshot({ path: path.join(SCREENSHOTS, "unsubscribe-confirm.png"), fullPage: true });
   await page.getByRole("button", { name: "Abmelden" }).click();
   await page.getByRole("heading", { level: 1, name: "Sie sind abgemeldet" }).waitFor();
-  expect((await h.prisma.recipient.findUniqueOrThrow({ where: { id: person.id } })).unsubscribed_categories).toEqual(["news"]);
+  expect(
+    (await h.prisma.recipient.findUniqueOrThrow({ where: { id: person.id } })).unsubscribed_categories,
+  ).toEqual(["news"]);
   const [entry] = await h.prisma.consentEntry.findMany({ where: { recipient_id: person.id } });
   expect(entry).toMatchObject({ source: "one_click", provenance: { method: "one_click" } });
   await context.close();

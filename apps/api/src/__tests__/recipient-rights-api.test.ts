@@ -2,7 +2,14 @@ import { createHash } from "node:crypto";
 import request from "supertest";
 import { linkTokenHash } from "@svc/core";
 import type { Harness } from "./service-harness";
-import { linksOf, makeCategory, makeMessage, makePerson, startRightsHarness, tokenOfUrl } from "./recipient-rights-fixtures";
+import {
+  linksOf,
+  makeCategory,
+  makeMessage,
+  makePerson,
+  startRightsHarness,
+  tokenOfUrl,
+} from "./recipient-rights-fixtures";
 
 // Preference tokens, self-service preferences over the API, the consent ledger and opt-in records.
 
@@ -26,11 +33,19 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const issueToken = async (externalId: string) => {
-  const res = await h.as().post(`/v1/recipients/${encodeURIComponent(externalId)}/preference-token`).expect(201);
+  const res = await h
+    .as()
+    .post(`/v1/recipients/${encodeURIComponent(externalId)}/preference-token`)
+    .expect(201);
   return res.body as { token: string; url: string };
 };
 const history = async (externalId: string) =>
-  (await h.as().get(`/v1/recipients/${encodeURIComponent(externalId)}/preferences/history`).expect(200)).body.items as Record<string, unknown>[];
+  (
+    await h
+      .as()
+      .get(`/v1/recipients/${encodeURIComponent(externalId)}/preferences/history`)
+      .expect(200)
+  ).body.items as Record<string, unknown>[];
 
 describe("preference tokens", () => {
   it("issues a 256-bit token whose SHA-256 alone is stored, with the hosted URL", async () => {
@@ -68,7 +83,12 @@ describe("preference tokens", () => {
       const res = await other.as().post("/v1/recipients/nourl/preference-token").expect(201);
       expect(res.body.url).toBe(`/preferences/${res.body.token}`);
       const links = await linksOf(other, await makeMessage(other, person));
-      expect(links).toEqual({ preferences_url: null, unsubscribe_url: null, one_click_url: null, tracking_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+      expect(links).toEqual({
+        preferences_url: null,
+        unsubscribe_url: null,
+        one_click_url: null,
+        tracking_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      });
     } finally {
       await other.close();
     }
@@ -131,11 +151,23 @@ describe("self-service over the API", () => {
     const res = await request(h.app)
       .put(`/v1/preferences/${token}`)
       .set("User-Agent", UA)
-      .send({ unsubscribed_categories: ["news"], muted_channels: ["sms"], quiet_hours: { start: "21:00", end: "07:30" } })
+      .send({
+        unsubscribed_categories: ["news"],
+        muted_channels: ["sms"],
+        quiet_hours: { start: "21:00", end: "07:30" },
+      })
       .expect(200);
-    expect(res.body).toMatchObject({ unsubscribed_categories: ["news"], muted_channels: ["sms"], quiet_hours: { start: "21:00", end: "07:30" } });
+    expect(res.body).toMatchObject({
+      unsubscribed_categories: ["news"],
+      muted_channels: ["sms"],
+      quiet_hours: { start: "21:00", end: "07:30" },
+    });
     const recipient = await h.as().get("/v1/recipients/self-2").expect(200);
-    expect(recipient.body.preferences).toEqual({ unsubscribed_categories: ["news"], muted_channels: ["sms"], quiet_hours: { start: "21:00", end: "07:30" } });
+    expect(recipient.body.preferences).toEqual({
+      unsubscribed_categories: ["news"],
+      muted_channels: ["sms"],
+      quiet_hours: { start: "21:00", end: "07:30" },
+    });
     const [entry] = await history("self-2");
     expect(entry).toMatchObject({
       source: "self_service",
@@ -151,9 +183,24 @@ describe("self-service over the API", () => {
   });
 
   it.each([
-    ["a category that does not allow leaving", { unsubscribed_categories: ["security"] }, ["body", "unsubscribed_categories", 0], "category 'security' cannot be left"],
-    ["an unknown category", { unsubscribed_categories: ["news", "nope"] }, ["body", "unsubscribed_categories", 1], "category 'nope' cannot be left"],
-    ["an unconfigured channel", { muted_channels: ["pigeon"] }, ["body", "muted_channels", 0], "no channel 'pigeon'"],
+    [
+      "a category that does not allow leaving",
+      { unsubscribed_categories: ["security"] },
+      ["body", "unsubscribed_categories", 0],
+      "category 'security' cannot be left",
+    ],
+    [
+      "an unknown category",
+      { unsubscribed_categories: ["news", "nope"] },
+      ["body", "unsubscribed_categories", 1],
+      "category 'nope' cannot be left",
+    ],
+    [
+      "an unconfigured channel",
+      { muted_channels: ["pigeon"] },
+      ["body", "muted_channels", 0],
+      "no channel 'pigeon'",
+    ],
   ])("422 for %s", async (_name, body, loc, msg) => {
     await makePerson(h, `self-bad-${loc.join("-")}-${msg.length}`);
     const { token } = await issueToken(`self-bad-${loc.join("-")}-${msg.length}`);
@@ -162,7 +209,10 @@ describe("self-service over the API", () => {
   });
 
   it("404 problem for an unknown token; no key needed or looked at", async () => {
-    const res = await request(h.app).put(`/v1/preferences/${"A".repeat(43)}`).send({ muted_channels: [] }).expect(404);
+    const res = await request(h.app)
+      .put(`/v1/preferences/${"A".repeat(43)}`)
+      .send({ muted_channels: [] })
+      .expect(404);
     expect(res.body).toMatchObject({ title: "Not found", status: 404 });
   });
 });
@@ -171,14 +221,20 @@ describe("consent ledger history", () => {
   it("pages newest first", async () => {
     await makePerson(h, "hist-1");
     const { token } = await issueToken("hist-1");
-    for (const muted of [["sms"], ["email"], []]) await request(h.app).put(`/v1/preferences/${token}`).send({ muted_channels: muted }).expect(200);
+    for (const muted of [["sms"], ["email"], []])
+      await request(h.app).put(`/v1/preferences/${token}`).send({ muted_channels: muted }).expect(200);
     const first = await h.as().get("/v1/recipients/hist-1/preferences/history?limit=2").expect(200);
     expect(first.body.items.map((e: { changes: unknown }) => e.changes)).toEqual([
       { muted_channels: { added: [], removed: ["email"] } },
       { muted_channels: { added: ["email"], removed: ["sms"] } },
     ]);
-    const second = await h.as().get(`/v1/recipients/hist-1/preferences/history?limit=2&cursor=${first.body.next_cursor}`).expect(200);
-    expect(second.body.items.map((e: { changes: unknown }) => e.changes)).toEqual([{ muted_channels: { added: ["sms"], removed: [] } }]);
+    const second = await h
+      .as()
+      .get(`/v1/recipients/hist-1/preferences/history?limit=2&cursor=${first.body.next_cursor}`)
+      .expect(200);
+    expect(second.body.items.map((e: { changes: unknown }) => e.changes)).toEqual([
+      { muted_channels: { added: ["sms"], removed: [] } },
+    ]);
     expect(second.body.next_cursor).toBeNull();
   });
 
@@ -203,14 +259,27 @@ describe("opt-in records", () => {
   it("subscribes, records the disclosure and its SHA-256, and stores the expiry in consents", async () => {
     const person = await makePerson(h, "consent-1");
     const { token } = await issueToken("consent-1");
-    await request(h.app).put(`/v1/preferences/${token}`).send({ unsubscribed_categories: ["news", "marketing"] }).expect(200);
+    await request(h.app)
+      .put(`/v1/preferences/${token}`)
+      .send({ unsubscribed_categories: ["news", "marketing"] })
+      .expect(200);
     const expiresAt = "2099-01-01T00:00:00.000Z";
-    const res = await h.as().post("/v1/recipients/consent-1/consent").send(consentBody({ expires_at: expiresAt })).expect(201);
+    const res = await h
+      .as()
+      .post("/v1/recipients/consent-1/consent")
+      .send(consentBody({ expires_at: expiresAt }))
+      .expect(201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^cns_/),
       source: "api",
       changes: { unsubscribed_categories: { added: [], removed: ["news"] } },
-      provenance: { method: "checkbox", consent_source: "signup_page", ip: "203.0.113.7", user_agent: "Mozilla/5.0 (signup)", api_key: h.adminKeyId },
+      provenance: {
+        method: "checkbox",
+        consent_source: "signup_page",
+        ip: "203.0.113.7",
+        user_agent: "Mozilla/5.0 (signup)",
+        api_key: h.adminKeyId,
+      },
       categories: ["news"],
       disclosure: DISCLOSURE,
       disclosure_sha256: createHash("sha256").update(DISCLOSURE).digest("hex"),
@@ -218,19 +287,38 @@ describe("opt-in records", () => {
       expires_at: expiresAt,
       created_at: expect.any(String),
     });
-    expect((await h.prisma.recipient.findUniqueOrThrow({ where: { id: person.id } })).unsubscribed_categories).toEqual(["marketing"]);
-    const consent = await h.prisma.consent.findUniqueOrThrow({ where: { recipient_id_category: { recipient_id: person.id, category: "news" } } });
+    expect(
+      (await h.prisma.recipient.findUniqueOrThrow({ where: { id: person.id } })).unsubscribed_categories,
+    ).toEqual(["marketing"]);
+    const consent = await h.prisma.consent.findUniqueOrThrow({
+      where: { recipient_id_category: { recipient_id: person.id, category: "news" } },
+    });
     expect(consent).toMatchObject({ entry_id: res.body.id, expires_at: new Date(expiresAt) });
     expect((await history("consent-1"))[0]).toEqual(res.body);
   });
 
   it("records again when already subscribed; a record without expires_at clears the expiry", async () => {
     const person = await makePerson(h, "consent-2");
-    await h.as().post("/v1/recipients/consent-2/consent").send(consentBody({ expires_at: "2099-01-01T00:00:00Z" })).expect(201);
-    const again = await h.as().post("/v1/recipients/consent-2/consent").send(consentBody({ disclosure_version: "v4" })).expect(201);
-    expect(again.body).toMatchObject({ changes: {}, disclosure_version: "v4", expires_at: null, categories: ["news"] });
+    await h
+      .as()
+      .post("/v1/recipients/consent-2/consent")
+      .send(consentBody({ expires_at: "2099-01-01T00:00:00Z" }))
+      .expect(201);
+    const again = await h
+      .as()
+      .post("/v1/recipients/consent-2/consent")
+      .send(consentBody({ disclosure_version: "v4" }))
+      .expect(201);
+    expect(again.body).toMatchObject({
+      changes: {},
+      disclosure_version: "v4",
+      expires_at: null,
+      categories: ["news"],
+    });
     expect(await history("consent-2")).toHaveLength(2);
-    const consent = await h.prisma.consent.findUniqueOrThrow({ where: { recipient_id_category: { recipient_id: person.id, category: "news" } } });
+    const consent = await h.prisma.consent.findUniqueOrThrow({
+      where: { recipient_id_category: { recipient_id: person.id, category: "news" } },
+    });
     expect(consent).toMatchObject({ entry_id: again.body.id, expires_at: null });
   });
 
@@ -249,9 +337,24 @@ describe("opt-in records", () => {
 describe("agent keys", () => {
   beforeAll(() => makePerson(h, "agent-target"));
   it.each([
-    ["post", "/v1/recipients/agent-target/preference-token", undefined, "agent keys may not change recipients"],
-    ["get", "/v1/recipients/agent-target/preferences/history", undefined, "agent keys may not read preferences or the consent ledger"],
-    ["post", "/v1/recipients/agent-target/consent", { categories: ["news"], disclosure: "d", method: "m", source: "s" }, "agent keys may not record consent"],
+    [
+      "post",
+      "/v1/recipients/agent-target/preference-token",
+      undefined,
+      "agent keys may not change recipients",
+    ],
+    [
+      "get",
+      "/v1/recipients/agent-target/preferences/history",
+      undefined,
+      "agent keys may not read preferences or the consent ledger",
+    ],
+    [
+      "post",
+      "/v1/recipients/agent-target/consent",
+      { categories: ["news"], disclosure: "d", method: "m", source: "s" },
+      "agent keys may not record consent",
+    ],
   ] as const)("403 on %s %s", async (method, path, body, detail) => {
     const res = await h.as(agentKey)[method](path).send(body).expect(403);
     expect(res.body.detail).toBe(detail);

@@ -19,8 +19,14 @@ export async function makePerson(h: Harness, externalId: string, profile: Recipi
   return h.prisma.recipient.findUniqueOrThrow({ where: { external_id: externalId } });
 }
 
-export async function makeCategory(h: Harness, key: string, fields: { allow_unsubscribe?: boolean; description?: string } = {}) {
-  await h.prisma.category.create({ data: { key, description: fields.description ?? "", allow_unsubscribe: fields.allow_unsubscribe ?? true } });
+export async function makeCategory(
+  h: Harness,
+  key: string,
+  fields: { allow_unsubscribe?: boolean; description?: string } = {},
+) {
+  await h.prisma.category.create({
+    data: { key, description: fields.description ?? "", allow_unsubscribe: fields.allow_unsubscribe ?? true },
+  });
 }
 
 export async function makeMessage(
@@ -49,7 +55,12 @@ export async function makeMessage(
 
 /** A delivered message's links, as the delivery worker makes them (hashes stored). */
 export async function linksOf(h: Harness, message: { id: string; link_nonce: string; recipient_id: string }) {
-  return deliveryLinks(h.prisma, { secretKey: SECRET_KEY, publicUrl: h.config.api.public_url }, message, new Date());
+  return deliveryLinks(
+    h.prisma,
+    { secretKey: SECRET_KEY, publicUrl: h.config.api.public_url },
+    message,
+    new Date(),
+  );
 }
 
 export const tokenOfUrl = (url: string): string => /\/preferences\/([A-Za-z0-9_-]{43})/.exec(url)![1]!;

@@ -31,7 +31,9 @@ const render = (part: Part): string => {
 };
 
 export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
-  return new Html(strings.reduce((out, s, i) => out + s + (i < parts.length ? render(parts[i] as Part) : ""), ""));
+  return new Html(
+    strings.reduce((out, s, i) => out + s + (i < parts.length ? render(parts[i] as Part) : ""), ""),
+  );
 }
 
 const STYLE = `

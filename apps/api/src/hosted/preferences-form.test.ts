@@ -24,17 +24,29 @@ describe("preferencesFromForm", () => {
     [
       "ticked categories stay, unticked ones are left; unknown choices are kept",
       { form: "preferences", subscribed: "news", muted: ["sms", "pigeon"], quiet_start: "", quiet_end: "" },
-      { unsubscribed_categories: ["gone-category", "marketing"], muted_channels: ["fax", "sms"], quiet_hours: null },
+      {
+        unsubscribed_categories: ["gone-category", "marketing"],
+        muted_channels: ["fax", "sms"],
+        quiet_hours: null,
+      },
     ],
     [
       "nothing ticked leaves every optional category and mutes nothing",
       { form: "preferences" },
-      { unsubscribed_categories: ["gone-category", "marketing", "news"], muted_channels: ["fax"], quiet_hours: null },
+      {
+        unsubscribed_categories: ["gone-category", "marketing", "news"],
+        muted_channels: ["fax"],
+        quiet_hours: null,
+      },
     ],
     [
       "quiet hours with seconds are cut to minutes",
       { subscribed: ["marketing", "news"], quiet_start: "21:30:00", quiet_end: "07:00" },
-      { unsubscribed_categories: ["gone-category"], muted_channels: ["fax"], quiet_hours: { start: "21:30", end: "07:00" } },
+      {
+        unsubscribed_categories: ["gone-category"],
+        muted_channels: ["fax"],
+        quiet_hours: { start: "21:30", end: "07:00" },
+      },
     ],
   ])("%s", (_name, body, input) => {
     expect(preferencesFromForm(body, view, t)).toEqual({ ok: true, input });

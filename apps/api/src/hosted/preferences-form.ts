@@ -5,7 +5,11 @@ import type { Strings } from "./preferences-i18n";
 // that does not allow leaving, a channel no longer configured) are kept as they are.
 
 const list = (value: unknown): string[] =>
-  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : typeof value === "string" ? [value] : [];
+  Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === "string")
+    : typeof value === "string"
+      ? [value]
+      : [];
 
 const text = (value: unknown): string => (typeof value === "string" ? value.trim() : "");
 
@@ -15,7 +19,11 @@ export type FormResult =
   | { ok: true; input: PreferencesInput }
   | { ok: false; errors: string[]; entered: { start: string; end: string } };
 
-export function preferencesFromForm(body: Record<string, unknown>, view: OwnPreferencesView, t: Strings): FormResult {
+export function preferencesFromForm(
+  body: Record<string, unknown>,
+  view: OwnPreferencesView,
+  t: Strings,
+): FormResult {
   const optional = view.categories.map((c) => c.key);
   const subscribed = new Set(list(body.subscribed));
   const unsubscribed = [
@@ -32,9 +40,14 @@ export function preferencesFromForm(body: Record<string, unknown>, view: OwnPref
   const start = text(body.quiet_start).slice(0, 5);
   const end = text(body.quiet_end).slice(0, 5);
   if ((start === "") !== (end === "")) return { ok: false, errors: [t.quietBoth], entered: { start, end } };
-  if (start !== "" && (!TIME.test(start) || !TIME.test(end))) return { ok: false, errors: [t.quietFormat], entered: { start, end } };
+  if (start !== "" && (!TIME.test(start) || !TIME.test(end)))
+    return { ok: false, errors: [t.quietFormat], entered: { start, end } };
   return {
     ok: true,
-    input: { unsubscribed_categories: unsubscribed, muted_channels: muted, quiet_hours: start === "" ? null : { start, end } },
+    input: {
+      unsubscribed_categories: unsubscribed,
+      muted_channels: muted,
+      quiet_hours: start === "" ? null : { start, end },
+    },
   };
 }

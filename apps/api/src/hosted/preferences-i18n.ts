@@ -36,12 +36,14 @@ const en: PageStrings = {
   title: "Notification preferences",
   intro: "Choose which messages you receive and how they reach you.",
   categoriesLegend: "Messages I want to receive",
-  categoriesHint: "Untick a kind of message to stop receiving it. Messages you need, such as receipts and security alerts, are always sent.",
+  categoriesHint:
+    "Untick a kind of message to stop receiving it. Messages you need, such as receipts and security alerts, are always sent.",
   noCategories: "There are no optional messages to choose from.",
   channelsLegend: "Channels to mute",
   channelsHint: "You receive nothing through a ticked channel.",
   quietLegend: "Quiet hours",
-  quietHint: "Messages that can wait are held during these hours, in your local time. Leave both empty to use the usual quiet hours.",
+  quietHint:
+    "Messages that can wait are held during these hours, in your local time. Leave both empty to use the usual quiet hours.",
   quietFrom: "From",
   quietTo: "Until",
   save: "Save preferences",
@@ -58,7 +60,13 @@ const en: PageStrings = {
   errorSummary: "Please correct the following:",
   quietBoth: "Give both a start and an end time for quiet hours, or leave both empty.",
   quietFormat: "Quiet hours need times of day such as 22:00.",
-  channelNames: { email: "E-mail", sms: "Text messages (SMS)", push: "Push notifications", webpush: "Browser notifications", slack: "Slack" },
+  channelNames: {
+    email: "E-mail",
+    sms: "Text messages (SMS)",
+    push: "Push notifications",
+    webpush: "Browser notifications",
+    slack: "Slack",
+  },
   categoryNames: { marketing: "Offers and promotions" },
 };
 
@@ -66,12 +74,14 @@ const de: Partial<PageStrings> = {
   title: "Benachrichtigungseinstellungen",
   intro: "Legen Sie fest, welche Nachrichten Sie erhalten und auf welchem Weg.",
   categoriesLegend: "Nachrichten, die ich erhalten möchte",
-  categoriesHint: "Entfernen Sie das Häkchen, um eine Art von Nachrichten nicht mehr zu erhalten. Notwendige Nachrichten wie Belege und Sicherheitshinweise werden immer gesendet.",
+  categoriesHint:
+    "Entfernen Sie das Häkchen, um eine Art von Nachrichten nicht mehr zu erhalten. Notwendige Nachrichten wie Belege und Sicherheitshinweise werden immer gesendet.",
   noCategories: "Es gibt keine optionalen Nachrichten zur Auswahl.",
   channelsLegend: "Stummgeschaltete Kanäle",
   channelsHint: "Über einen markierten Kanal erhalten Sie nichts.",
   quietLegend: "Ruhezeiten",
-  quietHint: "Nachrichten, die warten können, werden in diesen Stunden (Ihre Ortszeit) zurückgehalten. Lassen Sie beide Felder leer, um die üblichen Ruhezeiten zu verwenden.",
+  quietHint:
+    "Nachrichten, die warten können, werden in diesen Stunden (Ihre Ortszeit) zurückgehalten. Lassen Sie beide Felder leer, um die üblichen Ruhezeiten zu verwenden.",
   quietFrom: "Von",
   quietTo: "Bis",
   save: "Einstellungen speichern",
@@ -88,7 +98,13 @@ const de: Partial<PageStrings> = {
   errorSummary: "Bitte korrigieren Sie Folgendes:",
   quietBoth: "Geben Sie für die Ruhezeiten Beginn und Ende an oder lassen Sie beide Felder leer.",
   quietFormat: "Ruhezeiten brauchen Uhrzeiten wie 22:00.",
-  channelNames: { email: "E-Mail", sms: "SMS", push: "Push-Benachrichtigungen", webpush: "Browser-Benachrichtigungen", slack: "Slack" },
+  channelNames: {
+    email: "E-Mail",
+    sms: "SMS",
+    push: "Push-Benachrichtigungen",
+    webpush: "Browser-Benachrichtigungen",
+    slack: "Slack",
+  },
   categoryNames: { marketing: "Angebote und Aktionen" },
 };
 

@@ -4,11 +4,17 @@ import { fill, stringsFor, type Strings } from "./preferences-i18n";
 
 // Server-rendered pages; no JavaScript. Links are relative so a path prefix in api.public_url works.
 
-export const categoryLabel = (t: Strings, c: { key: string; description: string }) => t.categoryNames[c.key] ?? (c.description.trim() || c.key);
+export const categoryLabel = (t: Strings, c: { key: string; description: string }) =>
+  t.categoryNames[c.key] ?? (c.description.trim() || c.key);
 
 function errorSummary(t: Strings, errors: string[]): Html | null {
   if (errors.length === 0) return null;
-  return html`<div class="errors" role="alert" id="errors"><p><strong>${t.errorSummary}</strong></p><ul>${errors.map((e) => html`<li>${e}</li>`)}</ul></div>`;
+  return html`<div class="errors" role="alert" id="errors">
+    <p><strong>${t.errorSummary}</strong></p>
+    <ul>
+      ${errors.map((e) => html`<li>${e}</li>`)}
+    </ul>
+  </div>`;
 }
 
 function categoriesFieldset(t: Strings, view: OwnPreferencesView): Html {
@@ -16,23 +22,63 @@ function categoriesFieldset(t: Strings, view: OwnPreferencesView): Html {
     view.categories.length === 0
       ? html`<p>${t.noCategories}</p>`
       : view.categories.map(
-          (c, i) => html`<div class="choice"><input type="checkbox" id="category-${i}" name="subscribed" value="${c.key}"${c.subscribed ? html` checked` : ""}><label for="category-${i}">${categoryLabel(t, c)}</label></div>`,
+          (c, i) =>
+            html`<div class="choice">
+              <input
+                type="checkbox"
+                id="category-${i}"
+                name="subscribed"
+                value="${c.key}"
+                ${c.subscribed ? html` checked` : ""}
+              /><label for="category-${i}">${categoryLabel(t, c)}</label>
+            </div>`,
         );
-  return html`<fieldset aria-describedby="categories-hint"><legend>${t.categoriesLegend}</legend><p class="hint" id="categories-hint">${t.categoriesHint}</p>${choices}</fieldset>`;
+  return html`<fieldset aria-describedby="categories-hint">
+    <legend>${t.categoriesLegend}</legend>
+    <p class="hint" id="categories-hint">${t.categoriesHint}</p>
+    ${choices}
+  </fieldset>`;
 }
 
 function channelsFieldset(t: Strings, view: OwnPreferencesView): Html | null {
   if (view.channels.length === 0) return null;
   const choices = view.channels.map(
-    (c, i) => html`<div class="choice"><input type="checkbox" id="channel-${i}" name="muted" value="${c.name}"${c.muted ? html` checked` : ""}><label for="channel-${i}">${t.channelNames[c.name] ?? c.name}</label></div>`,
+    (c, i) =>
+      html`<div class="choice">
+        <input
+          type="checkbox"
+          id="channel-${i}"
+          name="muted"
+          value="${c.name}"
+          ${c.muted ? html` checked` : ""}
+        /><label for="channel-${i}">${t.channelNames[c.name] ?? c.name}</label>
+      </div>`,
   );
-  return html`<fieldset aria-describedby="channels-hint"><legend>${t.channelsLegend}</legend><p class="hint" id="channels-hint">${t.channelsHint}</p>${choices}</fieldset>`;
+  return html`<fieldset aria-describedby="channels-hint">
+    <legend>${t.channelsLegend}</legend>
+    <p class="hint" id="channels-hint">${t.channelsHint}</p>
+    ${choices}
+  </fieldset>`;
 }
 
-function quietHoursFieldset(t: Strings, view: OwnPreferencesView, entered?: { start: string; end: string }): Html {
+function quietHoursFieldset(
+  t: Strings,
+  view: OwnPreferencesView,
+  entered?: { start: string; end: string },
+): Html {
   const start = entered?.start ?? view.quiet_hours?.start ?? "";
   const end = entered?.end ?? view.quiet_hours?.end ?? "";
-  return html`<fieldset aria-describedby="quiet-hint"><legend>${t.quietLegend}</legend><p class="hint" id="quiet-hint">${t.quietHint}</p><div class="times"><label for="quiet-start">${t.quietFrom}<input type="time" id="quiet-start" name="quiet_start" value="${start}"></label><label for="quiet-end">${t.quietTo}<input type="time" id="quiet-end" name="quiet_end" value="${end}"></label></div></fieldset>`;
+  return html`<fieldset aria-describedby="quiet-hint">
+    <legend>${t.quietLegend}</legend>
+    <p class="hint" id="quiet-hint">${t.quietHint}</p>
+    <div class="times">
+      <label for="quiet-start"
+        >${t.quietFrom}<input type="time" id="quiet-start" name="quiet_start" value="${start}" /></label
+      ><label for="quiet-end"
+        >${t.quietTo}<input type="time" id="quiet-end" name="quiet_end" value="${end}"
+      /></label>
+    </div>
+  </fieldset>`;
 }
 
 export interface PreferencesPageState {
@@ -42,55 +88,72 @@ export interface PreferencesPageState {
   enteredQuietHours?: { start: string; end: string };
 }
 
-export function renderPreferencesPage(view: OwnPreferencesView, token: string, state: PreferencesPageState = {}): string {
+export function renderPreferencesPage(
+  view: OwnPreferencesView,
+  token: string,
+  state: PreferencesPageState = {},
+): string {
   const t = stringsFor(view.locale);
   const key = view.link_category;
-  const category = key ? categoryLabel(t, view.categories.find((c) => c.key === key) ?? { key, description: "" }) : null;
+  const category = key
+    ? categoryLabel(t, view.categories.find((c) => c.key === key) ?? { key, description: "" })
+    : null;
   const notice = category
-    ? html`<p class="notice">${fill(t.linkCategory, { category })} <a href="${token}/unsubscribe">${fill(t.unsubscribeFrom, { category })}</a></p>`
+    ? html`<p class="notice">
+        ${fill(t.linkCategory, { category })}
+        <a href="${token}/unsubscribe">${fill(t.unsubscribeFrom, { category })}</a>
+      </p>`
     : null;
   const body = html`<h1>${t.title}</h1>
-${state.saved ? html`<p class="status" role="status">${t.saved}</p>` : null}
-${errorSummary(t, state.errors ?? [])}
-<p>${t.intro}</p>
-${notice}
-<form method="post">
-<input type="hidden" name="form" value="preferences">
-${categoriesFieldset(t, view)}
-${channelsFieldset(t, view)}
-${quietHoursFieldset(t, view, state.enteredQuietHours)}
-<button type="submit">${t.save}</button>
-</form>`;
+    ${state.saved ? html`<p class="status" role="status">${t.saved}</p>` : null}
+    ${errorSummary(t, state.errors ?? [])}
+    <p>${t.intro}</p>
+    ${notice}
+    <form method="post">
+      <input type="hidden" name="form" value="preferences" />
+      ${categoriesFieldset(t, view)} ${channelsFieldset(t, view)}
+      ${quietHoursFieldset(t, view, state.enteredQuietHours)}
+      <button type="submit">${t.save}</button>
+    </form>`;
   return page({ lang: t.lang, title: t.title, body });
 }
 
 /** GET …/unsubscribe: a confirm button; opening the link changes nothing. */
-export function renderUnsubscribeConfirm(locale: string | null, categoryKey: { key: string; description: string }, token: string): string {
+export function renderUnsubscribeConfirm(
+  locale: string | null,
+  categoryKey: { key: string; description: string },
+  token: string,
+): string {
   const t = stringsFor(locale);
   const category = categoryLabel(t, categoryKey);
   const body = html`<h1>${t.confirmTitle}</h1>
-<form method="post">
-<p>${fill(t.confirmText, { category })}</p>
-<input type="hidden" name="List-Unsubscribe" value="One-Click">
-<button type="submit">${t.confirmButton}</button>
-</form>
-<p><a href="../${token}">${t.managePreferences}</a></p>`;
+    <form method="post">
+      <p>${fill(t.confirmText, { category })}</p>
+      <input type="hidden" name="List-Unsubscribe" value="One-Click" />
+      <button type="submit">${t.confirmButton}</button>
+    </form>
+    <p><a href="../${token}">${t.managePreferences}</a></p>`;
   return page({ lang: t.lang, title: t.confirmTitle, body });
 }
 
-export function renderUnsubscribed(locale: string | null, categoryKey: { key: string; description: string }, changed: boolean, token: string): string {
+export function renderUnsubscribed(
+  locale: string | null,
+  categoryKey: { key: string; description: string },
+  changed: boolean,
+  token: string,
+): string {
   const t = stringsFor(locale);
   const category = categoryLabel(t, categoryKey);
   const text = fill(changed ? t.unsubscribedText : t.alreadyUnsubscribedText, { category });
   const body = html`<h1>${t.unsubscribedTitle}</h1>
-<p class="status" role="status">${text}</p>
-<p><a href="../${token}">${t.managePreferences}</a></p>`;
+    <p class="status" role="status">${text}</p>
+    <p><a href="../${token}">${t.managePreferences}</a></p>`;
   return page({ lang: t.lang, title: t.unsubscribedTitle, body });
 }
 
 export function renderErrorPage(problem: { status: number; title: string; detail: string }): string {
   const body = html`<h1>${problem.title}</h1>
-<p>${problem.detail}</p>
-<p class="hint">${`Error ${problem.status}`}</p>`;
+    <p>${problem.detail}</p>
+    <p class="hint">${`Error ${problem.status}`}</p>`;
   return page({ lang: "en", title: `${problem.title} (${problem.status})`, body });
 }

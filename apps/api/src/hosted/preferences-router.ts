@@ -8,7 +8,12 @@ import { loggablePath } from "../http/loggable-path";
 import { sendPage, setHostedHeaders } from "./html";
 import { preferencesFromForm } from "./preferences-form";
 import { stringsFor } from "./preferences-i18n";
-import { renderErrorPage, renderPreferencesPage, renderUnsubscribeConfirm, renderUnsubscribed } from "./preferences-page";
+import {
+  renderErrorPage,
+  renderPreferencesPage,
+  renderUnsubscribeConfirm,
+  renderUnsubscribed,
+} from "./preferences-page";
 
 // Hosted preference pages (SPEC 4, DECISIONS "Link tokens"): the token in the path is the
 // credential, forms post back to the same URL, errors are HTML pages with the problem's fields.
@@ -27,8 +32,16 @@ const formBody = express.urlencoded({ extended: false, limit: "16kb", parameterL
 
 const tokenOf = (req: Request) => req.params.token as string;
 
-async function categoryNamed(prisma: PrismaClient, key: string): Promise<{ key: string; description: string }> {
-  return (await prisma.category.findUnique({ where: { key }, select: { key: true, description: true } })) ?? { key, description: "" };
+async function categoryNamed(
+  prisma: PrismaClient,
+  key: string,
+): Promise<{ key: string; description: string }> {
+  return (
+    (await prisma.category.findUnique({ where: { key }, select: { key: true, description: true } })) ?? {
+      key,
+      description: "",
+    }
+  );
 }
 
 export function preferencePages(deps: PreferencePagesDeps): Router {
@@ -48,15 +61,26 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
     const t = stringsFor(view.locale);
     const form = preferencesFromForm((req.body ?? {}) as Record<string, unknown>, view, t);
     if (!form.ok) {
-      sendPage(res, 422, renderPreferencesPage(view, token, { errors: form.errors, enteredQuietHours: form.entered }));
+      sendPage(
+        res,
+        422,
+        renderPreferencesPage(view, token, { errors: form.errors, enteredQuietHours: form.entered }),
+      );
       return;
     }
     try {
-      const saved = await changeOwnPreferences(deps, token, form.input, { method: "hosted_page", ...origin(req) });
+      const saved = await changeOwnPreferences(deps, token, form.input, {
+        method: "hosted_page",
+        ...origin(req),
+      });
       sendPage(res, 200, renderPreferencesPage(saved, token, { saved: true }));
     } catch (error) {
       if (!isAppError(error) || error.status !== 422) throw error;
-      sendPage(res, 422, renderPreferencesPage(view, token, { errors: (error.errors ?? []).map((e) => e.msg) }));
+      sendPage(
+        res,
+        422,
+        renderPreferencesPage(view, token, { errors: (error.errors ?? []).map((e) => e.msg) }),
+      );
     }
   });
 
@@ -67,8 +91,15 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
       res.redirect(303, `../${tokenOf(req)}`);
       return;
     }
-    const person = await deps.prisma.recipient.findUniqueOrThrow({ where: { id: link.recipientId }, select: { locale: true } });
-    sendPage(res, 200, renderUnsubscribeConfirm(person.locale, await categoryNamed(deps.prisma, link.category), tokenOf(req)));
+    const person = await deps.prisma.recipient.findUniqueOrThrow({
+      where: { id: link.recipientId },
+      select: { locale: true },
+    });
+    sendPage(
+      res,
+      200,
+      renderUnsubscribeConfirm(person.locale, await categoryNamed(deps.prisma, link.category), tokenOf(req)),
+    );
   });
 
   // RFC 8058: `List-Unsubscribe=One-Click` in a form-encoded POST body. Mail providers get plain
@@ -80,7 +111,16 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
     }
     const result = await oneClickUnsubscribe(deps, tokenOf(req), origin(req));
     if (req.accepts(["text/plain", "text/html"]) === "text/html") {
-      sendPage(res, 200, renderUnsubscribed(result.locale, await categoryNamed(deps.prisma, result.category), result.changed, tokenOf(req)));
+      sendPage(
+        res,
+        200,
+        renderUnsubscribed(
+          result.locale,
+          await categoryNamed(deps.prisma, result.category),
+          result.changed,
+          tokenOf(req),
+        ),
+      );
       return;
     }
     res.status(200).type("text/plain; charset=utf-8").send(`Unsubscribed from ${result.category}\n`);
@@ -95,13 +135,20 @@ function hostedErrorPage(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let problem: { status: number; title: string; detail: string };
     if (isAppError(err)) problem = { status: err.status, title: err.title, detail: err.detail };
-    else if (typeof (err as { status?: unknown }).status === "number" && (err as { status: number }).status < 500) {
+    else if (
+      typeof (err as { status?: unknown }).status === "number" &&
+      (err as { status: number }).status < 500
+    ) {
       // body-parser errors (too large, malformed)
       const status = (err as { status: number }).status;
       problem = { status, title: STATUS_TITLE[status] ?? "Error", detail: (err as Error).message };
     } else {
       logger.error("hosted page failed", { method: req.method, path: loggablePath(req), error: err });
-      problem = { status: 500, title: STATUS_TITLE[500]!, detail: `An internal error occurred; request id ${String(res.locals.requestId ?? "unknown")}` };
+      problem = {
+        status: 500,
+        title: STATUS_TITLE[500]!,
+        detail: `An internal error occurred; request id ${String(res.locals.requestId ?? "unknown")}`,
+      };
     }
     setHostedHeaders(res);
     sendPage(res, problem.status, renderErrorPage(problem));

@@ -22,19 +22,29 @@ export interface RecipientRightsDeps {
 }
 
 /** The caller's address and user agent, for ledger provenance. */
-export const requestOrigin = (req: Request) => ({ ip: req.ip ?? null, user_agent: req.get("user-agent") ?? null });
+export const requestOrigin = (req: Request) => ({
+  ip: req.ip ?? null,
+  user_agent: req.get("user-agent") ?? null,
+});
 
 /** Preference tokens, self-service preferences, consent ledger, opt-in records, erasure (SPEC 1.8, 2.10). */
 export function recipientRightsRoutes(router: Router, deps: RecipientRightsDeps): void {
   router.post("/v1/recipients/:external_id/preference-token", async (req, res) => {
-    res.status(201).json(await issuePreferenceToken(deps, principalOf(res), req.params.external_id as string));
+    res
+      .status(201)
+      .json(await issuePreferenceToken(deps, principalOf(res), req.params.external_id as string));
   });
   router.get("/v1/recipients/:external_id/preferences/history", async (req, res) => {
-    const page = { limit: req.query.limit as number | undefined, cursor: req.query.cursor as string | undefined };
+    const page = {
+      limit: req.query.limit as number | undefined,
+      cursor: req.query.cursor as string | undefined,
+    };
     res.json(await listPreferenceHistory(deps, principalOf(res), req.params.external_id as string, page));
   });
   router.post("/v1/recipients/:external_id/consent", async (req, res) => {
-    res.status(201).json(await recordConsent(deps, principalOf(res), req.params.external_id as string, req.body));
+    res
+      .status(201)
+      .json(await recordConsent(deps, principalOf(res), req.params.external_id as string, req.body));
   });
   router.delete("/v1/recipients/:external_id", async (req, res) => {
     await eraseRecipient(deps, principalOf(res), req.params.external_id as string);
@@ -45,6 +55,11 @@ export function recipientRightsRoutes(router: Router, deps: RecipientRightsDeps)
   });
   router.put("/v1/preferences/:token", async (req, res) => {
     const origin = requestOrigin(req);
-    res.json(await changeOwnPreferences(deps, req.params.token as string, req.body, { method: "preference_api", ...origin }));
+    res.json(
+      await changeOwnPreferences(deps, req.params.token as string, req.body, {
+        method: "preference_api",
+        ...origin,
+      }),
+    );
   });
 }

@@ -52,7 +52,9 @@ it("derives a message's unsubscribe and tracking tokens from its id and nonce", 
   expect(tokens.tracking).toBe(deriveLinkToken(SECRET, "tracking", ["msg_1"], "nn"));
   expect(tokens.unsubscribeHash).toBe(linkTokenHash(tokens.unsubscribe));
   expect(tokens.trackingHash).toBe(linkTokenHash(tokens.tracking));
-  expect(preferenceToken(SECRET, "rcp_1", "n1")).toBe(deriveLinkToken(SECRET, "preferences", ["rcp_1"], "n1"));
+  expect(preferenceToken(SECRET, "rcp_1", "n1")).toBe(
+    deriveLinkToken(SECRET, "preferences", ["rcp_1"], "n1"),
+  );
 });
 
 it.each([

@@ -11,9 +11,16 @@ export type LinkTokenPurpose = (typeof LINK_TOKEN_PURPOSES)[number];
 /** 32 bytes in base64url without padding. */
 export const LINK_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-export function deriveLinkToken(secretKey: string, purpose: LinkTokenPurpose, ids: readonly string[], nonce: string): string {
+export function deriveLinkToken(
+  secretKey: string,
+  purpose: LinkTokenPurpose,
+  ids: readonly string[],
+  nonce: string,
+): string {
   if (!secretKey) throw new Error("link tokens need a secret key");
-  return createHmac("sha256", secretKey).update(`${purpose}:${ids.join(":")}:${nonce}`).digest("base64url");
+  return createHmac("sha256", secretKey)
+    .update(`${purpose}:${ids.join(":")}:${nonce}`)
+    .digest("base64url");
 }
 
 /** What is stored for a token: its SHA-256 in hex. */
@@ -32,10 +39,18 @@ export interface MessageLinkTokens {
 }
 
 /** A message's unsubscribe and tracking tokens, derived from its id and `link_nonce`. */
-export function messageLinkTokens(secretKey: string, message: { id: string; link_nonce: string }): MessageLinkTokens {
+export function messageLinkTokens(
+  secretKey: string,
+  message: { id: string; link_nonce: string },
+): MessageLinkTokens {
   const unsubscribe = deriveLinkToken(secretKey, "unsubscribe", [message.id], message.link_nonce);
   const tracking = deriveLinkToken(secretKey, "tracking", [message.id], message.link_nonce);
-  return { unsubscribe, tracking, unsubscribeHash: linkTokenHash(unsubscribe), trackingHash: linkTokenHash(tracking) };
+  return {
+    unsubscribe,
+    tracking,
+    unsubscribeHash: linkTokenHash(unsubscribe),
+    trackingHash: linkTokenHash(tracking),
+  };
 }
 
 /** The person's preference token from the nonce stored in `preference_tokens`. */

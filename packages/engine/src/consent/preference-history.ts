@@ -5,7 +5,8 @@ import { serializeLedgerEntry, type LedgerEntryView } from "./serialize-ledger-e
 
 /** Agent keys never read anyone's preferences or their history (SPEC 1.4). */
 export function assertMayReadPreferences(principal: Principal): void {
-  if (principal.agentKey) throw new AppError("forbidden", "agent keys may not read preferences or the consent ledger");
+  if (principal.agentKey)
+    throw new AppError("forbidden", "agent keys may not read preferences or the consent ledger");
 }
 
 /** GET /v1/recipients/{external_id}/preferences/history: the consent ledger, newest first. */
@@ -16,7 +17,10 @@ export async function listPreferenceHistory(
   request: PageRequest,
 ): Promise<Page<LedgerEntryView>> {
   assertMayReadPreferences(principal);
-  const person = await deps.prisma.recipient.findUnique({ where: { external_id: externalId }, select: { id: true } });
+  const person = await deps.prisma.recipient.findUnique({
+    where: { external_id: externalId },
+    select: { id: true },
+  });
   if (!person) throw new AppError("not_found", `no recipient '${externalId}'`);
   const q = pageQuery(request, "id");
   const rows = await deps.prisma.consentEntry.findMany({

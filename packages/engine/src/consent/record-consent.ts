@@ -19,9 +19,13 @@ export interface ConsentInput {
 
 async function checkInput(prisma: PrismaClient, input: ConsentInput, now: Date): Promise<void> {
   const issues: ValidationIssue[] = [];
-  const known = await prisma.category.findMany({ where: { key: { in: input.categories } }, select: { key: true } });
+  const known = await prisma.category.findMany({
+    where: { key: { in: input.categories } },
+    select: { key: true },
+  });
   input.categories.forEach((key, i) => {
-    if (!known.some((c) => c.key === key)) issues.push({ loc: ["body", "categories", i], msg: `no category '${key}'`, type: "value_error" });
+    if (!known.some((c) => c.key === key))
+      issues.push({ loc: ["body", "categories", i], msg: `no category '${key}'`, type: "value_error" });
   });
   if (input.expires_at !== undefined && new Date(input.expires_at).getTime() <= now.getTime()) {
     issues.push({ loc: ["body", "expires_at"], msg: "must be in the future", type: "value_error" });
@@ -64,14 +68,31 @@ export async function recordConsent(
     const person = await tx.recipient.findUnique({ where: { external_id: externalId } });
     if (!person) throw new AppError("not_found", `no recipient '${externalId}'`);
     await lockPerson(tx, person);
-    const current = await tx.recipient.findUniqueOrThrow({ where: { id: person.id }, select: { unsubscribed_categories: true } });
+    const current = await tx.recipient.findUniqueOrThrow({
+      where: { id: person.id },
+      select: { unsubscribed_categories: true },
+    });
     const subscribed = current.unsubscribed_categories.filter((key) => !categories.includes(key));
-    const change = await changePreferences(tx, person.id, { unsubscribed_categories: subscribed }, { source: "api", provenance }, now);
+    const change = await changePreferences(
+      tx,
+      person.id,
+      { unsubscribed_categories: subscribed },
+      { source: "api", provenance },
+      now,
+    );
     // One entry per opt-in: the change's own entry gains the record, or a record-only entry is written.
     const row = change.changed
       ? await tx.consentEntry.update({ where: { id: change.entryId }, data: record })
       : await tx.consentEntry.create({
-          data: { id: newId("ledger"), recipient_id: person.id, source: "api", changes: {}, provenance, ...record, created_at: now },
+          data: {
+            id: newId("ledger"),
+            recipient_id: person.id,
+            source: "api",
+            changes: {},
+            provenance,
+            ...record,
+            created_at: now,
+          },
         });
     for (const category of categories) {
       const consent = { entry_id: row.id, expires_at: expiresAt, recorded_at: now };

@@ -16,7 +16,8 @@ export function erasedJobTargets(work: ErasedWork): Target[] {
   const targets: Target[] = [];
   for (const eventId of work.eventIds) {
     targets.push({ name: "ingest-event", payload: { eventId } });
-    for (const ruleKey of work.ruleKeys) targets.push({ name: "apply-policy", payload: { eventId, ruleKey } });
+    for (const ruleKey of work.ruleKeys)
+      targets.push({ name: "apply-policy", payload: { eventId, ruleKey } });
   }
   for (const message of work.messages) {
     // Every generation: an older one may still wait if a re-queue raced its removal.
@@ -36,7 +37,9 @@ export function erasedJobTargets(work: ErasedWork): Target[] {
  */
 export async function removeErasedJobs(queues: Queues, work: ErasedWork): Promise<number> {
   const results = await Promise.all(
-    erasedJobTargets(work).map((t) => queues.queue(queueOf(t.name)).remove(jobIdFor(t.name, t.payload as never))),
+    erasedJobTargets(work).map((t) =>
+      queues.queue(queueOf(t.name)).remove(jobIdFor(t.name, t.payload as never)),
+    ),
   );
   return results.reduce((sum, removed) => sum + removed, 0);
 }

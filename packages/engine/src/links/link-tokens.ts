@@ -70,7 +70,11 @@ export async function rotatePreferenceToken(
   const nonce = newLinkNonce();
   const token = preferenceToken(secretKey, recipientId, nonce);
   const row = { nonce, token_hash: linkTokenHash(token), created_at: now };
-  await db.preferenceToken.upsert({ where: { recipient_id: recipientId }, create: { recipient_id: recipientId, ...row }, update: row });
+  await db.preferenceToken.upsert({
+    where: { recipient_id: recipientId },
+    create: { recipient_id: recipientId, ...row },
+    update: row,
+  });
   return token;
 }
 

@@ -8,18 +8,31 @@ export type ResolvedLinkToken =
   | { kind: "preferences"; recipientId: string }
   | { kind: "unsubscribe"; recipientId: string; messageId: string; category: string };
 
-export const UNKNOWN_LINK_DETAIL = "This link is not valid: it may have been replaced by a newer one or the person no longer exists";
+export const UNKNOWN_LINK_DETAIL =
+  "This link is not valid: it may have been replaced by a newer one or the person no longer exists";
 
-export async function resolveLinkToken(db: PrismaClientOrTransaction, token: string): Promise<ResolvedLinkToken> {
+export async function resolveLinkToken(
+  db: PrismaClientOrTransaction,
+  token: string,
+): Promise<ResolvedLinkToken> {
   if (isLinkTokenShaped(token)) {
     const hash = linkTokenHash(token);
-    const preference = await db.preferenceToken.findUnique({ where: { token_hash: hash }, select: { recipient_id: true } });
+    const preference = await db.preferenceToken.findUnique({
+      where: { token_hash: hash },
+      select: { recipient_id: true },
+    });
     if (preference) return { kind: "preferences", recipientId: preference.recipient_id };
     const message = await db.message.findUnique({
       where: { unsubscribe_token_hash: hash },
       select: { id: true, recipient_id: true, category: true },
     });
-    if (message) return { kind: "unsubscribe", recipientId: message.recipient_id, messageId: message.id, category: message.category };
+    if (message)
+      return {
+        kind: "unsubscribe",
+        recipientId: message.recipient_id,
+        messageId: message.id,
+        category: message.category,
+      };
   }
   throw new AppError("not_found", UNKNOWN_LINK_DETAIL);
 }

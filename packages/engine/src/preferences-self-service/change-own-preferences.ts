@@ -30,12 +30,20 @@ export async function getOwnPreferences(deps: SelfServiceDeps, token: string): P
 
 // A person may leave only categories that allow it, and mute only configured channels (or keep a
 // mute that outlived its channel's configuration).
-async function checkInput(deps: SelfServiceDeps, view: OwnPreferencesView, input: PreferencesInput): Promise<void> {
+async function checkInput(
+  deps: SelfServiceDeps,
+  view: OwnPreferencesView,
+  input: PreferencesInput,
+): Promise<void> {
   const issues: ValidationIssue[] = [];
   const optional = new Set(view.categories.map((c) => c.key));
   input.unsubscribed_categories?.forEach((key, i) => {
     if (!optional.has(key) && !view.unsubscribed_categories.includes(key)) {
-      issues.push({ loc: ["body", "unsubscribed_categories", i], msg: `category '${key}' cannot be left`, type: "value_error" });
+      issues.push({
+        loc: ["body", "unsubscribed_categories", i],
+        msg: `category '${key}' cannot be left`,
+        type: "value_error",
+      });
     }
   });
   input.muted_channels?.forEach((name, i) => {
@@ -46,7 +54,11 @@ async function checkInput(deps: SelfServiceDeps, view: OwnPreferencesView, input
   for (const field of ["start", "end"] as const) {
     const value = input.quiet_hours?.[field];
     if (value !== undefined && !TIME_OF_DAY.test(value)) {
-      issues.push({ loc: ["body", "quiet_hours", field], msg: "expected a time of day HH:MM", type: "format" });
+      issues.push({
+        loc: ["body", "quiet_hours", field],
+        msg: "expected a time of day HH:MM",
+        type: "format",
+      });
     }
   }
   if (issues.length > 0) throw validationError(issues);
@@ -64,11 +76,20 @@ export async function changeOwnPreferences(
 ): Promise<OwnPreferencesView> {
   return $transaction(deps.prisma, async (tx) => {
     const link = await resolveLinkToken(tx, token);
-    const person = await tx.recipient.findUniqueOrThrow({ where: { id: link.recipientId }, select: { id: true, external_id: true } });
+    const person = await tx.recipient.findUniqueOrThrow({
+      where: { id: link.recipientId },
+      select: { id: true, external_id: true },
+    });
     await lockPerson(tx, person);
     const before = await loadOwnPreferences(tx, deps.config, link);
     await checkInput(deps, before, input);
-    await changePreferences(tx, person.id, input, { source: "self_service", provenance: provenanceOf(request, link) }, deps.now());
+    await changePreferences(
+      tx,
+      person.id,
+      input,
+      { source: "self_service", provenance: provenanceOf(request, link) },
+      deps.now(),
+    );
     return loadOwnPreferences(tx, deps.config, link);
   });
 }
@@ -90,20 +111,37 @@ export async function oneClickUnsubscribe(
   return $transaction(deps.prisma, async (tx) => {
     const link = await resolveLinkToken(tx, token);
     if (link.kind !== "unsubscribe") {
-      throw new AppError("not_found", "This is a preferences link, not an unsubscribe link: open it to choose what to leave");
+      throw new AppError(
+        "not_found",
+        "This is a preferences link, not an unsubscribe link: open it to choose what to leave",
+      );
     }
     const category = await tx.category.findUnique({ where: { key: link.category } });
     if (category && !category.allow_unsubscribe) {
-      throw new AppError("unprocessable", `Messages of category '${link.category}' cannot be unsubscribed from`);
+      throw new AppError(
+        "unprocessable",
+        `Messages of category '${link.category}' cannot be unsubscribed from`,
+      );
     }
     const person = await tx.recipient.findUniqueOrThrow({ where: { id: link.recipientId } });
     await lockPerson(tx, person);
-    const current = await tx.recipient.findUniqueOrThrow({ where: { id: person.id }, select: { unsubscribed_categories: true } });
+    const current = await tx.recipient.findUniqueOrThrow({
+      where: { id: person.id },
+      select: { unsubscribed_categories: true },
+    });
     const result = await changePreferences(
       tx,
       person.id,
       { unsubscribed_categories: [...current.unsubscribed_categories, link.category] },
-      { source: "one_click", provenance: { method: "one_click", ip: request.ip, user_agent: request.user_agent, message_id: link.messageId } },
+      {
+        source: "one_click",
+        provenance: {
+          method: "one_click",
+          ip: request.ip,
+          user_agent: request.user_agent,
+          message_id: link.messageId,
+        },
+      },
       deps.now(),
     );
     return { category: link.category, changed: result.changed, locale: person.locale };

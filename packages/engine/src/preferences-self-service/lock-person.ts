@@ -4,7 +4,10 @@ import { lockRecipient, type TransactionClient } from "@svc/store";
  * Holds the person's recipient lock for the rest of the transaction. Ingest locks by external id
  * and direct sends by internal id, so both are taken (always in this order; nobody else takes two).
  */
-export async function lockPerson(tx: TransactionClient, person: { id: string; external_id: string }): Promise<void> {
+export async function lockPerson(
+  tx: TransactionClient,
+  person: { id: string; external_id: string },
+): Promise<void> {
   await lockRecipient(tx, person.external_id);
   if (person.id !== person.external_id) await lockRecipient(tx, person.id);
 }

@@ -16,7 +16,10 @@ export async function issuePreferenceToken(
   assertMayWritePeople(principal);
   const secretKey = requireSecretKey(deps.config);
   const token = await $transaction(deps.prisma, async (tx) => {
-    const person = await tx.recipient.findUnique({ where: { external_id: externalId }, select: { id: true } });
+    const person = await tx.recipient.findUnique({
+      where: { external_id: externalId },
+      select: { id: true },
+    });
     if (!person) throw new AppError("not_found", `no recipient '${externalId}'`);
     return rotatePreferenceToken(tx, secretKey, person.id, deps.now());
   });
