@@ -7,11 +7,9 @@ import { startHarness, type Harness, type HarnessOptions } from "./service-harne
 
 export const SECRET_KEY = "test-secret-key-for-link-tokens-0123456789";
 
-/** The harness reads no environment, so the link secret is set on its configuration object. */
-export async function startRightsHarness(name: string, options: HarnessOptions = {}): Promise<Harness> {
-  const h = await startHarness(name, options);
-  h.config.secrets.secretKey = SECRET_KEY;
-  return h;
+/** A harness whose link secret is known, so tests can derive the tokens a person receives. */
+export function startRightsHarness(name: string, options: HarnessOptions = {}): Promise<Harness> {
+  return startHarness(name, { secretKey: SECRET_KEY, ...options });
 }
 
 export async function makePerson(h: Harness, externalId: string, profile: RecipientProfileInput = {}) {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Express } from "express";
 import { Redis } from "ioredis";
 import request from "supertest";
@@ -19,6 +20,8 @@ export interface HarnessOptions {
   config?: Record<string, unknown>;
   /** Clock handed to the API; defaults to the real one. */
   now?: () => Date;
+  /** SVC_SECRET_KEY for link tokens; a random one by default. */
+  secretKey?: string;
 }
 
 export interface Harness {
@@ -84,6 +87,8 @@ async function start(
       database: { url: db.databaseUrl },
       redis: { url: redisPrefix.redisUrl, prefix: redisPrefix.prefix },
     }),
+    // Secrets come only from the environment (DECISIONS); a test key signs link tokens.
+    { SVC_SECRET_KEY: options.secretKey ?? randomBytes(32).toString("base64url") },
   );
   const now = options.now ?? (() => new Date());
   const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 2 });
