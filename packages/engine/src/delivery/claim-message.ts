@@ -35,7 +35,8 @@ export async function claimMessage(
     return claimed[0] ? { kind: "claimed", message: claimed[0] } : { kind: "skip", reason: "lost the claim" };
   }
   if (row.status === "sending") {
-    if (row.lease_until && row.lease_until.getTime() > now.getTime()) return { kind: "leased", until: row.lease_until };
+    if (row.lease_until && row.lease_until.getTime() > now.getTime())
+      return { kind: "leased", until: row.lease_until };
     const claimed = await deps.prisma.message.updateManyAndReturn({
       where: {
         id: messageId,

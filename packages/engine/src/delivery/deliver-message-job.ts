@@ -1,10 +1,12 @@
 import type { SvcConfig } from "@svc/config";
 import { JOBS, type JobHandler } from "@svc/queue";
 import type { Provider } from "@svc/providers";
-import type { PrismaClient } from "@svc/store";
-import { deliveryLinks, requireSecretKey } from "../links/link-tokens";
+import type { MessageRow, PrismaClient } from "@svc/store";
+import { requireSecretKey } from "../links/link-tokens";
+import { batchDeliveryLinks } from "./delivery-links-batch";
 import { deliverMessage } from "./deliver-message";
 import type { DeliveryDeps, DeliveryLinkSource } from "./delivery-types";
+import { microBatcher } from "./micro-batch";
 import { noScreening } from "./screening-gate";
 
 export type DeliveryJobDeps = Omit<DeliveryDeps, "links" | "screen" | "retryBaseMs"> &
@@ -23,12 +25,22 @@ export function deliverMessageJob(deps: DeliveryJobDeps): JobHandler<"deliver-me
 
 /**
  * Link values from the message's nonce and the person's preference token (their hashes stored for
- * lookup). Without `SVC_SECRET_KEY` (only a bare test setup) placeholders are left empty.
+ * lookup), for the jobs running at once in one round trip. Without `SVC_SECRET_KEY` (only a bare
+ * test setup) placeholders are left empty.
  */
 export function storedLinkSource(prisma: PrismaClient, config: SvcConfig): DeliveryLinkSource {
+  const batcher = microBatcher(async (items: { message: MessageRow; now: Date }[]) =>
+    batchDeliveryLinks(
+      prisma,
+      { secretKey: requireSecretKey(config), publicUrl: config.api.public_url },
+      items.map((i) => i.message),
+      items[0]!.now,
+    ),
+  );
   return async (message, now) => {
-    if (!config.secrets.secretKey) return { preferences_url: null, unsubscribe_url: null, one_click_url: null, tracking_token: null };
-    return deliveryLinks(prisma, { secretKey: requireSecretKey(config), publicUrl: config.api.public_url }, message, now);
+    if (!config.secrets.secretKey)
+      return { preferences_url: null, unsubscribe_url: null, one_click_url: null, tracking_token: null };
+    return batcher.add({ message, now });
   };
 }
 

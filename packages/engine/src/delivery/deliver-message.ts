@@ -2,9 +2,9 @@ import { gaveUpReason, providerErrorsReason, REASON } from "@svc/core";
 import type { MessageRow } from "@svc/store";
 import { bumpGeneration, claimMessage } from "./claim-message";
 import { channelError, planRetry, runStateOf, tryOutcome } from "./delivery-run";
+import { deliveryBatches } from "./delivery-batches";
 import type { DeliveryDeps } from "./delivery-types";
-import { markFinal, markSent, recordAttempts, runAttempts } from "./delivery-writes";
-import { recheckBeforeSending } from "./recheck-before-sending";
+import { markFinal, recordAttempts, runAttempts } from "./delivery-writes";
 import { sendToChannel, type AttemptRecord } from "./send-to-channel";
 
 export type DeliveryOutcome =
@@ -22,18 +22,30 @@ export class DeliveryLeaseHeldError extends Error {
 /**
  * The `deliver-message` use case (SPEC 3.1 from `queued`; docs/delivery.md): claim, re-check,
  * screening seam, then the planned channels in order. Provider sends are at least once: a crash
- * after a provider accepted and before `markSent`, or a slow worker whose lease was taken over,
+ * after a provider accepted and before the `sent` write, or a slow worker whose lease was taken over,
  * sends again; the message id is every provider's idempotency key. Internal state changes once.
  */
-export async function deliverMessage(deps: DeliveryDeps, messageId: string, generation: number): Promise<DeliveryOutcome> {
+export async function deliverMessage(
+  deps: DeliveryDeps,
+  messageId: string,
+  generation: number,
+): Promise<DeliveryOutcome> {
   const now = deps.now();
-  const claim = await claimMessage(deps, messageId, generation, now);
-  if (claim.kind === "skip") return { status: "skipped", reason: claim.reason };
-  if (claim.kind === "leased") throw new DeliveryLeaseHeldError(`message ${messageId} is leased until ${claim.until.toISOString()}`);
-  if (claim.kind === "not_due") return scheduleNext(deps, claim.message, "queued", claim.message.send_at, now);
-  const message = claim.message;
+  const batches = deliveryBatches(deps);
+  // The common case, a due `queued` row, is claimed together with the other jobs running now;
+  // anything else (retry, lease, early job, stale job) goes through the one-row claim.
+  let message = await batches.claimDue.add({ messageId, generation });
+  if (!message) {
+    const claim = await claimMessage(deps, messageId, generation, now);
+    if (claim.kind === "skip") return { status: "skipped", reason: claim.reason };
+    if (claim.kind === "leased")
+      throw new DeliveryLeaseHeldError(`message ${messageId} is leased until ${claim.until.toISOString()}`);
+    if (claim.kind === "not_due")
+      return scheduleNext(deps, claim.message, "queued", claim.message.send_at, now);
+    message = claim.message;
+  }
 
-  const recheck = await recheckBeforeSending(deps.prisma, message, now);
+  const recheck = await batches.recheck.add({ message, now });
   if (!recheck.ok) return finish(deps, message, "suppressed", recheck.reason, now);
   // Screening seam (SPEC 1.1 step 12): the screening issue plugs its verdict in here.
   const screening = await deps.screen(message, now);
@@ -45,7 +57,9 @@ export async function deliverMessage(deps: DeliveryDeps, messageId: string, gene
   for (const channel of recheck.channels) {
     if (run.failedChannels.has(channel)) continue;
     const provider = deps.providers.get(channel);
-    const addresses = recheck.recipient.addresses.filter((a) => a.channel === channel && a.enabled).map((a) => a.value);
+    const addresses = recheck.recipient.addresses
+      .filter((a) => a.channel === channel && a.enabled)
+      .map((a) => a.value);
     if (!provider || addresses.length === 0) continue;
 
     const at = deps.now();
@@ -58,18 +72,20 @@ export async function deliverMessage(deps: DeliveryDeps, messageId: string, gene
       allowUnsubscribe: recheck.allowUnsubscribe,
       links,
     });
-    await recordAttempts(deps.prisma, message.id, at, attempts);
     const outcome = tryOutcome(attempts);
     if (outcome === "sent") {
-      const won = await markSent(deps.prisma, message, channel, deps.now());
+      // Attempts and `sent` in one write, batched with the other jobs' (writeSentBatch).
+      const won = await batches.writeSent.add({ message, channel, at, attempts, sentAt: deps.now() });
       return won ? { status: "sent", channel } : { status: "skipped", reason: "lease lost after sending" };
     }
+    await recordAttempts(deps.prisma, message.id, at, attempts);
     if (outcome === "retry") {
       return retryOrGiveUp(deps, message, attempts, run.retries + 1, run.firstAttemptAt ?? at);
     }
     permanentErrors.push(channelError(attempts));
   }
-  if (permanentErrors.length === 0) return finish(deps, message, "failed", REASON.noReachableChannel, deps.now());
+  if (permanentErrors.length === 0)
+    return finish(deps, message, "failed", REASON.noReachableChannel, deps.now());
   return finish(deps, message, "failed", providerErrorsReason(permanentErrors), deps.now());
 }
 
@@ -85,7 +101,9 @@ async function retryOrGiveUp(
   firstAttemptAt: Date,
 ): Promise<DeliveryOutcome> {
   const now = deps.now();
-  const retryAfters = attempts.flatMap((a) => (a.retryable && a.retryAfterMs !== undefined ? [a.retryAfterMs] : []));
+  const retryAfters = attempts.flatMap((a) =>
+    a.retryable && a.retryAfterMs !== undefined ? [a.retryAfterMs] : [],
+  );
   const plan = planRetry({
     now,
     retries,
@@ -98,7 +116,12 @@ async function retryOrGiveUp(
   });
   const error = channelError(attempts.filter((a) => !a.ok && a.retryable));
   if (plan.kind === "give_up") return finish(deps, message, "failed", gaveUpReason(error), now);
-  deps.logger.warn("delivery will retry", { message_id: message.id, channel: attempts[0]?.channel, retries, retry_at: plan.at.toISOString() });
+  deps.logger.warn("delivery will retry", {
+    message_id: message.id,
+    channel: attempts[0]?.channel,
+    retries,
+    retry_at: plan.at.toISOString(),
+  });
   return scheduleNext(deps, message, "sending", plan.at, now);
 }
 
@@ -112,7 +135,11 @@ async function scheduleNext(
   const data = status === "sending" ? { lease_until: at, updated_at: now } : { updated_at: now };
   const next = await bumpGeneration(deps, { id: message.id, generation: message.generation, status }, data);
   if (!next) return { status: "skipped", reason: "moved on" };
-  await deps.queues.enqueue("deliver-message", { messageId: next.id, generation: next.generation }, { sendAt: at });
+  await deps.queues.enqueue(
+    "deliver-message",
+    { messageId: next.id, generation: next.generation },
+    { sendAt: at },
+  );
   return { status: "scheduled", at, generation: next.generation };
 }
 

@@ -1,7 +1,12 @@
 import { planRetry, runStateOf, tryOutcome, type StoredAttempt } from "./delivery-run";
 
 const at = (s: number) => new Date(Date.UTC(2024, 0, 15, 12, 0, s));
-const attempt = (channel: string, s: number, outcome: "ok" | "retry" | "permanent", error = `${channel} failed`): StoredAttempt => ({
+const attempt = (
+  channel: string,
+  s: number,
+  outcome: "ok" | "retry" | "permanent",
+  error = `${channel} failed`,
+): StoredAttempt => ({
   channel,
   at: at(s),
   ok: outcome === "ok",
@@ -56,12 +61,32 @@ describe("planRetry", () => {
   test.each([
     ["first retry, no jitter: base", { retries: 1 }, { kind: "retry", at: at(11) }],
     ["third retry doubles twice", { retries: 3 }, { kind: "retry", at: at(14) }],
-    ["full jitter halves the wait", { retries: 3, random: 0.9999 }, { kind: "retry", at: new Date(at(10).getTime() + 2000) }],
-    ["Retry-After longer than the backoff wins", { retries: 1, retryAfterMs: 30_000 }, { kind: "retry", at: at(40) }],
-    ["Retry-After shorter than the backoff is not sooner", { retries: 3, retryAfterMs: 500 }, { kind: "retry", at: at(14) }],
+    [
+      "full jitter halves the wait",
+      { retries: 3, random: 0.9999 },
+      { kind: "retry", at: new Date(at(10).getTime() + 2000) },
+    ],
+    [
+      "Retry-After longer than the backoff wins",
+      { retries: 1, retryAfterMs: 30_000 },
+      { kind: "retry", at: at(40) },
+    ],
+    [
+      "Retry-After shorter than the backoff is not sooner",
+      { retries: 3, retryAfterMs: 500 },
+      { kind: "retry", at: at(14) },
+    ],
     ["max_attempts tries made: give up", { retries: 4 }, { kind: "give_up", at: at(18) }],
-    ["beyond max_defer_seconds from the first attempt: give up", { retries: 1, maxDeferSeconds: 10 }, { kind: "give_up", at: at(11) }],
-    ["exactly at max_defer_seconds still retries", { retries: 1, maxDeferSeconds: 11 }, { kind: "retry", at: at(11) }],
+    [
+      "beyond max_defer_seconds from the first attempt: give up",
+      { retries: 1, maxDeferSeconds: 10 },
+      { kind: "give_up", at: at(11) },
+    ],
+    [
+      "exactly at max_defer_seconds still retries",
+      { retries: 1, maxDeferSeconds: 11 },
+      { kind: "retry", at: at(11) },
+    ],
   ] as const)("%s", (_name, input, expected) => {
     expect(planRetry({ ...base, ...input })).toEqual(expected);
   });

@@ -35,7 +35,12 @@ export function reclaimLeasesSweep(deps: DeliverySweepDeps, every = 30_000): Swe
     name: "reclaim-leases",
     every,
     run: ({ now }) =>
-      bumpAndEnqueue(deps, { status: "sending", lease_until: { lt: now } }, { status: "sending", lease_until: { lt: now } }, now),
+      bumpAndEnqueue(
+        deps,
+        { status: "sending", lease_until: { lt: now } },
+        { status: "sending", lease_until: { lt: now } },
+        now,
+      ),
   };
 }
 
@@ -45,7 +50,10 @@ export function requeueDueSweep(deps: DeliverySweepDeps, every = 60_000): Sweep 
     name: "requeue-due",
     every,
     run: ({ now }) => {
-      const due = { status: "queued" as const, send_at: { lt: new Date(now.getTime() - REQUEUE_DUE_GRACE_MS) } };
+      const due = {
+        status: "queued" as const,
+        send_at: { lt: new Date(now.getTime() - REQUEUE_DUE_GRACE_MS) },
+      };
       return bumpAndEnqueue(deps, due, due, now);
     },
   };

@@ -7,7 +7,12 @@ import type { AttemptRecord } from "./send-to-channel";
 // worker whose lease was taken over cannot overwrite the newer run's outcome.
 
 /** Attempts are facts: written even when the run lost its lease; the run counter grows with them. */
-export async function recordAttempts(prisma: PrismaClient, messageId: string, at: Date, attempts: AttemptRecord[]): Promise<void> {
+export async function recordAttempts(
+  prisma: PrismaClient,
+  messageId: string,
+  at: Date,
+  attempts: AttemptRecord[],
+): Promise<void> {
   if (attempts.length === 0) return;
   await prisma.$transaction([
     prisma.deliveryAttempt.createMany({
@@ -23,12 +28,18 @@ export async function recordAttempts(prisma: PrismaClient, messageId: string, at
         at,
       })),
     }),
-    prisma.message.update({ where: { id: messageId }, data: { delivery_attempts: { increment: attempts.length } } }),
+    prisma.message.update({
+      where: { id: messageId },
+      data: { delivery_attempts: { increment: attempts.length } },
+    }),
   ]);
 }
 
 /** The rows of the current run: the newest `delivery_attempts` rows (see delivery-run.ts). */
-export async function runAttempts(prisma: PrismaClient, message: { id: string; delivery_attempts: number }): Promise<StoredAttempt[]> {
+export async function runAttempts(
+  prisma: PrismaClient,
+  message: { id: string; delivery_attempts: number },
+): Promise<StoredAttempt[]> {
   if (message.delivery_attempts === 0) return [];
   return prisma.deliveryAttempt.findMany({
     where: { message_id: message.id },
@@ -39,31 +50,11 @@ export async function runAttempts(prisma: PrismaClient, message: { id: string; d
 }
 
 type Owned = Pick<MessageRow, "id" | "generation">;
-const owned = (message: Owned) => ({ id: message.id, generation: message.generation, status: "sending" as const });
-
-/**
- * `sent`, with the channel and time. When this message is its category's fatigue probe, the probe
- * is dated by when it really went out (composition dated it by `send_at`), so the next message
- * judges it only after it had its chance (DECISIONS "Policy").
- */
-export async function markSent(prisma: PrismaClient, message: MessageRow, channel: string, now: Date): Promise<boolean> {
-  const [sent] = await prisma.$transaction([
-    prisma.message.updateMany({
-      where: owned(message),
-      data: { status: "sent", status_reason: null, channel, sent_at: now, lease_until: null, updated_at: now },
-    }),
-    // A delivery receipt that overtook this write (reported while still `sending`) applies now.
-    prisma.message.updateMany({
-      where: { id: message.id, generation: message.generation, status: "sent", engagements: { some: { type: "delivered" } } },
-      data: { status: "delivered", delivered_at: now, updated_at: now },
-    }),
-    prisma.fatigueState.updateMany({
-      where: { recipient_id: message.recipient_id, category: message.category, probe_message_id: message.id },
-      data: { probe_sent_at: now, updated_at: now },
-    }),
-  ]);
-  return sent.count === 1;
-}
+const owned = (message: Owned) => ({
+  id: message.id,
+  generation: message.generation,
+  status: "sending" as const,
+});
 
 export async function markFinal(
   prisma: PrismaClient,

@@ -28,7 +28,10 @@ export interface ChannelTryInput {
   links: DeliveryLinkValues;
 }
 
-export async function sendToChannel(deps: Pick<DeliveryDeps, "config">, input: ChannelTryInput): Promise<AttemptRecord[]> {
+export async function sendToChannel(
+  deps: Pick<DeliveryDeps, "config">,
+  input: ChannelTryInput,
+): Promise<AttemptRecord[]> {
   const content = providerContent(deps, input);
   return Promise.all(
     input.addresses.map(async (to) => {
@@ -36,7 +39,11 @@ export async function sendToChannel(deps: Pick<DeliveryDeps, "config">, input: C
         messageId: input.message.id,
         channel: input.channel,
         to,
-        recipient: { external_id: input.recipient.external_id, locale: input.recipient.locale, timezone: input.recipient.timezone },
+        recipient: {
+          external_id: input.recipient.external_id,
+          locale: input.recipient.locale,
+          timezone: input.recipient.timezone,
+        },
         category: input.message.category,
         importance: input.message.importance as Importance,
         content,
@@ -54,7 +61,12 @@ export async function sendToChannel(deps: Pick<DeliveryDeps, "config">, input: C
 // Stored content keeps `[[svc:...]]` placeholders; only this copy, handed to the provider, holds
 // live links (DECISIONS "Link tokens").
 function providerContent(deps: Pick<DeliveryDeps, "config">, input: ChannelTryInput): SendContent {
-  const stored = (input.message.content ?? { title: "", body: "", url: null, thread: null }) as unknown as MessageContent;
+  const stored = (input.message.content ?? {
+    title: "",
+    body: "",
+    url: null,
+    thread: null,
+  }) as unknown as MessageContent;
   const rendered = contentForChannel(stored, input.channel);
   const urls = {
     preferences_url: input.links.preferences_url,
@@ -76,14 +88,25 @@ async function safeSend(provider: Provider, request: SendRequest): Promise<SendR
   try {
     return await provider.send(request);
   } catch (error) {
-    return { ok: false, retryable: true, error: `${provider.name}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      retryable: true,
+      error: `${provider.name}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }
 
 function attemptOf(channel: string, provider: Provider, address: string, result: SendResult): AttemptRecord {
   const name = result.provider ?? provider.name;
   if (result.ok) return { channel, provider: name, address, ok: true, retryable: false, error: null };
-  const record: AttemptRecord = { channel, provider: name, address, ok: false, retryable: result.retryable, error: result.error };
+  const record: AttemptRecord = {
+    channel,
+    provider: name,
+    address,
+    ok: false,
+    retryable: result.retryable,
+    error: result.error,
+  };
   if (result.retryAfterMs !== undefined) record.retryAfterMs = result.retryAfterMs;
   return record;
 }

@@ -1,0 +1,148 @@
+import { claimDueBatch, writeSentBatch } from "../delivery-batch-writes";
+import { attemptsOf, makePerson, queuedMessage, startBench, type Bench } from "./delivery-fixtures";
+
+// The batched claim and sent write against a real database: the same compare-and-set per row as
+// the one-row forms, whatever else is in the batch.
+
+let bench: Bench;
+beforeAll(async () => {
+  bench = await startBench("delivery_batch_writes");
+});
+afterAll(() => bench.close());
+
+const attempt = (address: string) => ({
+  channel: "email",
+  provider: "webhook",
+  address,
+  ok: true,
+  retryable: false,
+  error: null,
+});
+
+test("claimDueBatch claims due queued rows of the job's generation once; returns rows as Prisma reads them", async () => {
+  const person = await makePerson(bench.prisma, [{ channel: "email", value: "claim@example.com" }]);
+  const due = await queuedMessage(bench.prisma, person, { channels: ["email"] });
+  const early = await queuedMessage(bench.prisma, person, {
+    channels: ["email"],
+    send_at: new Date(Date.now() + 60_000),
+  });
+  const sending = await queuedMessage(bench.prisma, person, {
+    channels: ["email"],
+    status: "sending",
+    lease_until: new Date(Date.now() - 1),
+  });
+  const now = new Date();
+  const rows = await claimDueBatch(
+    bench.prisma,
+    [
+      { messageId: due.id, generation: 0 },
+      { messageId: due.id, generation: 0 }, // the same job twice: one claim
+      { messageId: early.id, generation: 0 },
+      { messageId: sending.id, generation: 0 },
+      { messageId: "msg_missing", generation: 0 },
+    ],
+    now,
+    60,
+  );
+  expect(rows.map((row) => row?.id ?? null)).toEqual([due.id, null, null, null, null]);
+  expect(rows[0]).toEqual(await bench.prisma.message.findUniqueOrThrow({ where: { id: due.id } }));
+  expect(rows[0]).toMatchObject({
+    status: "sending",
+    delivery_attempts: 0,
+    lease_until: new Date(now.getTime() + 60_000),
+  });
+  // Another generation is left alone.
+  expect(
+    await claimDueBatch(
+      bench.prisma,
+      [{ messageId: early.id, generation: 1 }],
+      new Date(Date.now() + 120_000),
+      60,
+    ),
+  ).toEqual([null]);
+});
+
+test("writeSentBatch: winners become sent (or delivered after an early receipt), losers keep their status; attempts are written for all", async () => {
+  const person = await makePerson(bench.prisma, [{ channel: "email", value: "sent@example.com" }]);
+  const lease = { status: "sending" as const, lease_until: new Date(Date.now() + 60_000) };
+  const plain = await queuedMessage(bench.prisma, person, { channels: ["email"], ...lease });
+  const receipted = await queuedMessage(bench.prisma, person, { channels: ["email"], ...lease });
+  await bench.prisma.engagement.create({
+    data: { message_id: receipted.id, type: "delivered", source: "api" },
+  });
+  const movedOn = await queuedMessage(bench.prisma, person, { channels: ["email"], ...lease });
+  await bench.prisma.message.update({ where: { id: movedOn.id }, data: { generation: 1 } });
+  const probe = await queuedMessage(bench.prisma, person, {
+    channels: ["email"],
+    category: "marketing",
+    ...lease,
+  });
+  await bench.prisma.fatigueState.create({
+    data: { recipient_id: person.id, category: "marketing", probe_message_id: probe.id },
+  });
+
+  const at = new Date(Date.now() - 5);
+  const sentAt = new Date();
+  const write = (message: { id: string; generation: number }) => ({
+    message,
+    channel: "email",
+    at,
+    attempts: [attempt("sent@example.com")],
+    sentAt,
+  });
+  const won = await writeSentBatch(bench.prisma, [
+    write(plain),
+    write(receipted),
+    write(movedOn),
+    write(probe),
+  ]);
+  expect(won).toEqual([true, true, false, true]);
+
+  const row = (id: string) => bench.prisma.message.findUniqueOrThrow({ where: { id } });
+  expect(await row(plain.id)).toMatchObject({
+    status: "sent",
+    channel: "email",
+    sent_at: sentAt,
+    lease_until: null,
+    delivery_attempts: 1,
+    delivered_at: null,
+  });
+  expect(await row(receipted.id)).toMatchObject({
+    status: "delivered",
+    sent_at: sentAt,
+    delivered_at: sentAt,
+    delivery_attempts: 1,
+  });
+  expect(await row(movedOn.id)).toMatchObject({
+    status: "sending",
+    generation: 1,
+    sent_at: null,
+    delivery_attempts: 1,
+  });
+  expect(await row(probe.id)).toMatchObject({ status: "sent" });
+  expect(
+    await bench.prisma.fatigueState.findUniqueOrThrow({
+      where: { recipient_id_category: { recipient_id: person.id, category: "marketing" } },
+    }),
+  ).toMatchObject({
+    probe_sent_at: sentAt,
+  });
+  for (const id of [plain.id, receipted.id, movedOn.id, probe.id])
+    expect(await attemptsOf(bench.prisma, id)).toEqual([attempt("sent@example.com")]);
+});
+
+test("writeSentBatch: a message erased meanwhile writes nothing and does not fail the batch", async () => {
+  const person = await makePerson(bench.prisma, [{ channel: "email", value: "gone@example.com" }]);
+  const kept = await queuedMessage(bench.prisma, person, { channels: ["email"], status: "sending" });
+  const erased = await queuedMessage(bench.prisma, person, { channels: ["email"], status: "sending" });
+  await bench.prisma.message.delete({ where: { id: erased.id } });
+  const write = (message: { id: string; generation: number }) => ({
+    message,
+    channel: "email",
+    at: new Date(),
+    attempts: [attempt("gone@example.com")],
+    sentAt: new Date(),
+  });
+  expect(await writeSentBatch(bench.prisma, [write(kept), write(erased)])).toEqual([true, false]);
+  expect(await bench.prisma.deliveryAttempt.count({ where: { message_id: erased.id } })).toBe(0);
+});
