@@ -38,6 +38,20 @@ export interface ComposeRequest {
   dueAt?: Date | null;
   /** Dry run (POST /v1/rules/evaluate): decide, write nothing. */
   dryRun?: boolean;
+  /** Text prepared before the transaction (a digest's AI summary), put over the template's rendering. */
+  contentOverride?: ContentOverride | null;
+}
+
+/**
+ * Pre-rendered content for the render step: the template still renders (locale, url, thread,
+ * template errors), then `text` replaces title and body on every channel and `extra` is stored
+ * on the content. Made outside the transaction, so composing stays free of network I/O.
+ */
+export interface ContentOverride {
+  /** Null keeps the template's title and body. */
+  text: { title: string; body: string } | null;
+  /** Fields added to the stored content, e.g. a digest's `summary`. */
+  extra?: Record<string, unknown>;
 }
 
 export interface ComposeResult {

@@ -12,8 +12,8 @@ import {
 import type { SvcConfig } from "@svc/config";
 import type { AgentRow, CategoryRow, FatigueStateRow, RecipientRow, TemplateRow, TransactionClient } from "@svc/store";
 import { ComposeReferenceError } from "./compose-errors";
-import type { ComposeRequest } from "./compose-types";
-import { contentRenderer, type MessageContent } from "./message-content";
+import type { ComposeRequest, ContentOverride } from "./compose-types";
+import { contentRenderer, isEmailChannel, type MessageContent } from "./message-content";
 
 // The "load" of load → decide → apply: everything the pure pipeline reads, fetched inside the
 // caller's transaction while it holds the recipient's lock, so counts cannot change under us.
@@ -133,7 +133,11 @@ export async function loadPolicyContext(
     },
     history,
     fatigue: fatigueRow ? toFatigueState(fatigueRow) : null,
-    render: contentRenderer({ config, template, templateKey: request.template, context: renderContext }),
+    render: withContentOverride(
+      config,
+      contentRenderer({ config, template, templateKey: request.template, context: renderContext }),
+      request.contentOverride ?? null,
+    ),
   };
   if (agent && agent.approval !== null) {
     // SPEC 2.1: the condition sees {message, recipient, data}. A condition that cannot be
@@ -157,6 +161,34 @@ export function expiresAtOf(request: ComposeRequest, now: Date): Date | null {
   if (!seconds) return null;
   const from = request.event?.created_at ?? now;
   return new Date(from.getTime() + seconds * 1000);
+}
+
+type Render = PolicyContext<MessageContent>["render"];
+
+// ComposeRequest.contentOverride: the override's text on every channel (HTML-escaped where the
+// channel's body is e-mail HTML); a template that fails to render still fails the message.
+function withContentOverride(config: SvcConfig, render: Render, override: ContentOverride | null): Render {
+  if (!override) return render;
+  return async (request) => {
+    const result = await render(request);
+    if (!result.ok) return result;
+    const { text, extra } = override;
+    const over = <T extends { title: string; body: string }>(content: T, channel: string | null): T =>
+      text
+        ? { ...content, title: text.title, body: channel && isEmailChannel(config, channel) ? escapeHtml(text.body) : text.body }
+        : content;
+    const content: MessageContent = { ...over(result.content, result.content.channel), ...(extra ?? {}) };
+    if (result.content.variants) {
+      content.variants = Object.fromEntries(
+        Object.entries(result.content.variants).map(([channel, variant]) => [channel, over(variant, channel)]),
+      );
+    }
+    return { ok: true, content };
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 }
 
 function toCaps(stored: unknown): FrequencyCap[] {
