@@ -1,0 +1,196 @@
+import type { SvcConfig } from "@svc/config";
+import type { RenderContext } from "@svc/core";
+import { $transaction, Prisma, type DigestRow, type PrismaClient, type RecipientRow, type RuleRow, type TransactionClient } from "@svc/store";
+import { ComposeReferenceError } from "../compose/compose-errors";
+import { composeMessage } from "../compose/compose-message";
+import type { ComposeRequest, ContentOverride } from "../compose/compose-types";
+import { lockPerson } from "../preferences-self-service/lock-person";
+import type { StoredDigestPolicy } from "../rules/rule-input";
+import { digestTemplateData } from "./digest-data";
+import { aiSettingsOf, summarizeDigest } from "./summarize";
+
+// Closing a digest (SPEC 1.7.3, 3.3): one message through regular policy, exactly once. The state
+// change is a compare-and-set on `open` inside the transaction that composes, under the person's
+// lock, so retries and racing closers write one message (the dedup key `dig:<id>` guards too).
+
+export interface CloseDigestDeps {
+  prisma: PrismaClient;
+  config: SvcConfig;
+  now: () => Date;
+  logger?: { warn(message: string, meta?: Record<string, unknown>): void };
+}
+
+export interface PendingDelivery {
+  messageId: string;
+  generation: number;
+  sendAt: Date;
+}
+
+export type CloseDigestResult =
+  | { status: "sent"; messageId: string; messageStatus: string; delivery: PendingDelivery | null }
+  | { status: "cancelled"; reason: string }
+  | { status: "not_due"; closesAt: Date }
+  /** `delivery`: a digest sent earlier whose message still waits queued (a retried job re-announces it). */
+  | { status: "skipped"; reason: "not_found" | "not_open"; delivery: PendingDelivery | null };
+
+export const digestDedupKey = (digestId: string) => `dig:${digestId}`;
+
+// Lock waits queue up behind busy recipients, as in ingest.
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
+
+export async function closeDigest(deps: CloseDigestDeps, digestId: string): Promise<CloseDigestResult> {
+  const now = deps.now();
+  const digest = await deps.prisma.digest.findUnique({ where: { id: digestId } });
+  if (!digest) return { status: "skipped", reason: "not_found", delivery: null };
+  if (digest.status !== "open") return { status: "skipped", reason: "not_open", delivery: await queuedMessage(deps.prisma, digest) };
+  const rule = await deps.prisma.rule.findUnique({ where: { key: digest.rule_key } });
+  const policy = (rule?.digest ?? null) as StoredDigestPolicy | null;
+  if (!isDue(digest, policy, now)) return { status: "not_due", closesAt: digest.closes_at };
+
+  let prepared: { override: ContentOverride; count: number } | null = null;
+  if (rule?.enabled && policy?.summarize) {
+    // Detached first, so later events open a fresh digest and the AI sees the final group.
+    const frozen = await freeze(deps, digest, now);
+    if (!frozen) return closeDigest(deps, digestId);
+    prepared = { override: await summarize(deps, rule, policy, frozen), count: frozen.digest.count };
+  }
+
+  return $transaction(
+    deps.prisma,
+    async (tx): Promise<CloseDigestResult> => {
+      await lockPerson(tx, { id: digest.recipient_id, external_id: digest.recipient_external_id });
+      const current = await tx.digest.findUnique({ where: { id: digestId }, include: { items: true, recipient: true } });
+      if (!current) return { status: "skipped", reason: "not_found", delivery: null };
+      if (current.status !== "open") return { status: "skipped", reason: "not_open", delivery: null };
+      const liveRule = await tx.rule.findUnique({ where: { key: current.rule_key } });
+      if (!liveRule || !liveRule.enabled) {
+        const reason = liveRule ? "rule disabled" : "rule deleted";
+        return (await cancel(tx, digestId, reason, now)) ? { status: "cancelled", reason } : { status: "skipped", reason: "not_open", delivery: null };
+      }
+      const { count } = await tx.digest.updateMany({
+        where: { id: digestId, status: "open" },
+        data: { status: "sent", open_key: null, sent_at: now, updated_at: now },
+      });
+      if (count === 0) return { status: "skipped", reason: "not_open", delivery: null };
+
+      // A frozen digest cannot grow; should it have, its summary no longer fits the group.
+      const override =
+        prepared && prepared.count !== current.count
+          ? { text: null, extra: { summary: "template", summary_fallback: "group changed" } }
+          : (prepared?.override ?? null);
+      const request = digestComposeRequest(current, current.recipient, liveRule, override);
+      try {
+        const { message } = await composeMessage(tx, { config: deps.config, now: () => now }, request);
+        await tx.digest.update({ where: { id: digestId }, data: { message_id: message.id } });
+        const delivery = message.status === "queued" ? { messageId: message.id, generation: message.generation, sendAt: message.send_at } : null;
+        return { status: "sent", messageId: message.id, messageStatus: message.status, delivery };
+      } catch (error) {
+        // The rule's category vanished: nothing can be composed, so the digest ends cancelled.
+        if (!(error instanceof ComposeReferenceError) || error.reference !== "category") throw error;
+        const reason = `misconfigured: ${error.message}`;
+        await tx.digest.update({ where: { id: digestId }, data: { status: "cancelled", status_reason: reason, sent_at: null } });
+        return { status: "cancelled", reason };
+      }
+    },
+    TRANSACTION_OPTIONS,
+  );
+}
+
+/** Due at `closes_at`, or at once when `send_after` events are grouped (SPEC 1.7.2). */
+function isDue(digest: DigestRow, policy: StoredDigestPolicy | null, now: Date): boolean {
+  if (digest.closes_at.getTime() <= now.getTime()) return true;
+  return policy?.send_after != null && digest.count >= policy.send_after;
+}
+
+function digestComposeRequest(
+  digest: DigestRow & { items: Prisma.DigestItemModel[] },
+  recipient: RecipientRow,
+  rule: RuleRow,
+  override: ContentOverride | null,
+): ComposeRequest {
+  return {
+    recipientId: recipient.id,
+    template: rule.template,
+    category: rule.category,
+    channels: rule.channels,
+    importance: rule.importance,
+    data: digestTemplateData(digest, digest.items) as unknown as Record<string, unknown>,
+    // Grouped events may come from several senders; the digest is the rule's own message.
+    sender: "backend",
+    agentKey: null,
+    apiKeyId: null,
+    // No single event: `expires_in` counts from the close (ComposeRequest: "or now").
+    rule: { key: rule.key, delaySeconds: rule.delay_seconds, cooldownSeconds: rule.cooldown_seconds, expiresInSeconds: rule.expires_in_seconds },
+    event: null,
+    digestId: digest.id,
+    dedupKey: digestDedupKey(digest.id),
+    expiresAt: null,
+    contentOverride: override,
+  };
+}
+
+async function cancel(tx: TransactionClient, digestId: string, reason: string, now: Date): Promise<boolean> {
+  const { count } = await tx.digest.updateMany({
+    where: { id: digestId, status: "open" },
+    data: { status: "cancelled", open_key: null, status_reason: reason, updated_at: now },
+  });
+  return count === 1;
+}
+
+interface FrozenDigest {
+  digest: DigestRow & { items: Prisma.DigestItemModel[] };
+  recipient: RecipientRow;
+}
+
+// Under the lock ingest joins by, `open_key` goes: no event joins this digest any more.
+async function freeze(deps: CloseDigestDeps, digest: DigestRow, now: Date): Promise<FrozenDigest | null> {
+  return $transaction(
+    deps.prisma,
+    async (tx) => {
+      await lockPerson(tx, { id: digest.recipient_id, external_id: digest.recipient_external_id });
+      const { count } = await tx.digest.updateMany({
+        where: { id: digest.id, status: "open" },
+        data: { open_key: null, updated_at: now },
+      });
+      if (count === 0) return null;
+      const current = await tx.digest.findUniqueOrThrow({ where: { id: digest.id }, include: { items: true, recipient: true } });
+      const { recipient, ...rest } = current;
+      return { digest: rest, recipient };
+    },
+    TRANSACTION_OPTIONS,
+  );
+}
+
+async function summarize(deps: CloseDigestDeps, rule: RuleRow, policy: StoredDigestPolicy, frozen: FrozenDigest): Promise<ContentOverride> {
+  const { digest, recipient } = frozen;
+  const data = digestTemplateData(digest, digest.items);
+  const template = await deps.prisma.template.findUnique({ where: { key: rule.template } });
+  const context: RenderContext = {
+    data: data as unknown as Record<string, unknown>,
+    recipient: {
+      external_id: recipient.external_id,
+      locale: recipient.locale,
+      timezone: recipient.timezone,
+      region: recipient.region,
+      attributes: (recipient.attributes ?? {}) as Record<string, unknown>,
+    },
+    event: null,
+  };
+  const { override, summary } = await summarizeDigest({
+    settings: aiSettingsOf(deps.config),
+    template,
+    locale: recipient.locale,
+    channel: rule.channels[0] ?? null,
+    context,
+    events: data.events,
+    summaryFields: policy.summary_fields,
+  });
+  if (summary.source === "template") deps.logger?.warn("digest summary fell back to the template", { digest_id: digest.id, reason: summary.reason });
+  return override;
+}
+
+async function queuedMessage(prisma: PrismaClient, digest: DigestRow): Promise<PendingDelivery | null> {
+  if (digest.message_id === null) return null;
+  const message = await prisma.message.findUnique({ where: { id: digest.message_id }, select: { id: true, status: true, generation: true, send_at: true } });
+  return message?.status === "queued" ? { messageId: message.id, generation: message.generation, sendAt: message.send_at } : null;
+}

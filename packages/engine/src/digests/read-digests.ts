@@ -1,0 +1,86 @@
+import { AppError, type Principal } from "@svc/core";
+import { Prisma, type DigestRow, type PrismaClient } from "@svc/store";
+import { pageQuery, toPage, type Page, type PageRequest } from "../shared/paging";
+
+/** Digest record (DECISIONS "Digests"); `items` are the kept events, oldest first. */
+export interface DigestView {
+  id: string;
+  rule: string;
+  /** External id. */
+  recipient: string;
+  key: string;
+  status: DigestRow["status"];
+  status_reason: string | null;
+  created_at: string;
+  closes_at: string;
+  count: number;
+  items: { event_id: string; data: unknown }[];
+  sent_at: string | null;
+  message_id: string | null;
+}
+
+export type DigestWithItems = DigestRow & { items: Prisma.DigestItemModel[] };
+
+export interface ListDigestsQuery extends PageRequest {
+  /** External id. */
+  recipient?: string;
+  status?: DigestRow["status"];
+}
+
+export function serializeDigest(row: DigestWithItems): DigestView {
+  return {
+    id: row.id,
+    rule: row.rule_key,
+    recipient: row.recipient_external_id,
+    key: row.key,
+    status: row.status,
+    status_reason: row.status_reason,
+    created_at: row.created_at.toISOString(),
+    closes_at: row.closes_at.toISOString(),
+    count: row.count,
+    items: [...row.items].sort((a, b) => a.position - b.position).map((item) => ({ event_id: item.event_id, data: item.data })),
+    sent_at: row.sent_at?.toISOString() ?? null,
+    message_id: row.message_id,
+  };
+}
+
+/** SPEC 1.4: agent keys see no digests (a digest groups other senders' events too). */
+export function assertMaySeeDigests(principal: Principal): void {
+  if (principal.agentKey !== null) throw new AppError("forbidden", "agent-bound keys cannot reach digests");
+}
+
+export async function loadDigestFor(prisma: PrismaClient, principal: Principal, id: string): Promise<DigestWithItems> {
+  assertMaySeeDigests(principal);
+  const row = await prisma.digest.findUnique({ where: { id }, include: { items: true } });
+  if (!row) throw new AppError("not_found", `no digest '${id}'`);
+  return row;
+}
+
+export async function getDigest({ prisma }: { prisma: PrismaClient }, principal: Principal, id: string): Promise<DigestView> {
+  return serializeDigest(await loadDigestFor(prisma, principal, id));
+}
+
+/** Newest first, filtered by recipient (external id) and status. */
+export async function listDigests(
+  { prisma }: { prisma: PrismaClient },
+  principal: Principal,
+  query: ListDigestsQuery,
+): Promise<Page<DigestView>> {
+  assertMaySeeDigests(principal);
+  const q = pageQuery(query, "id");
+  const filters: Prisma.DigestWhereInput[] = [];
+  if (query.recipient !== undefined) {
+    // By internal id, which the (recipient_id, created_at) index serves.
+    const recipient = await prisma.recipient.findUnique({ where: { external_id: query.recipient }, select: { id: true } });
+    if (!recipient) return { items: [], next_cursor: null };
+    filters.push({ recipient_id: recipient.id });
+  }
+  if (query.status !== undefined) filters.push({ status: query.status });
+  const rows = await prisma.digest.findMany({
+    where: { AND: [...filters, q.where as Prisma.DigestWhereInput] },
+    orderBy: q.orderBy,
+    take: q.take,
+    include: { items: true },
+  });
+  return toPage(rows, q.limit, (row) => row.id, serializeDigest);
+}
