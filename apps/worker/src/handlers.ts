@@ -1,6 +1,14 @@
 import type { Env, SvcConfig } from "@svc/config";
 import { QUEUE_NAMES, jobNamesOf, sweepHandler, type JobHandlers, type JobLogger, type QueueName, type Queues, type Sweep } from "@svc/queue";
-import { applyPolicyJob, deliverMessageJob, deliverySweeps, ingestEventJob, requeuePendingEventsSweep } from "@svc/engine";
+import {
+  applyPolicyJob,
+  closeDigestJob,
+  closeDueDigestsSweep,
+  deliverMessageJob,
+  deliverySweeps,
+  ingestEventJob,
+  requeuePendingEventsSweep,
+} from "@svc/engine";
 import { createProviders } from "@svc/providers";
 import type { PrismaClient } from "@svc/store";
 import { reportDeadJobsSweep } from "./report-dead-jobs";
@@ -26,7 +34,12 @@ export interface HandlerRegistry {
 export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
   // Built once per process; bad channel settings or missing credentials stop the start here.
   const providers = createProviders(deps.config.channels, { env: deps.env, now: deps.now });
-  const sweeps: Sweep[] = [reportDeadJobsSweep(deps), requeuePendingEventsSweep(deps), ...deliverySweeps(deps)];
+  const sweeps: Sweep[] = [
+    reportDeadJobsSweep(deps),
+    requeuePendingEventsSweep(deps),
+    ...deliverySweeps(deps),
+    closeDueDigestsSweep(deps),
+  ];
   return {
     handlers: {
       sweep: sweepHandler(sweeps),
@@ -34,6 +47,7 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
       // Ingest composes inline; apply-policy (re)composes one (event, rule) when a job asks for it.
       "apply-policy": applyPolicyJob(deps),
       "deliver-message": deliverMessageJob({ ...deps, providers }),
+      "close-digest": closeDigestJob(deps),
     },
     sweeps,
   };
