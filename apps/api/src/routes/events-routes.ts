@@ -1,10 +1,12 @@
 import type { Router } from "express";
-import { acceptEvent, getEvent, listEvents, type AcceptEventDeps, type EventInput } from "@svc/engine";
+import { acceptEvent, createEventBatcher, getEvent, listEvents, type AcceptEventDeps, type EventInput } from "@svc/engine";
 import { principalOf } from "../auth/require-key";
 
 export function eventsRoutes(router: Router, deps: AcceptEventDeps) {
+  // One batcher per app: concurrent accepts share an INSERT and a bulk enqueue (group commit).
+  const accept = { ...deps, eventBatcher: deps.eventBatcher ?? createEventBatcher(deps) };
   router.post("/v1/events", async (req, res) => {
-    const { event, duplicate } = await acceptEvent(deps, principalOf(res), req.body as EventInput);
+    const { event, duplicate } = await acceptEvent(accept, principalOf(res), req.body as EventInput);
     res.status(duplicate ? 200 : 202).json({ ...event, duplicate });
   });
   router.get("/v1/events", async (req, res) => {

@@ -1,6 +1,5 @@
 import { AppError, hasScope, newId, senderOf, validateEventName, type Principal } from "@svc/core";
-import type { Queues } from "@svc/queue";
-import { Prisma, isUniqueViolation, type PrismaClient } from "@svc/store";
+import type { PrismaClient } from "@svc/store";
 import { checkProfile, type RecipientProfileInput } from "../recipients/recipient-profile";
 import { validationError } from "../shared/validation";
 import { requestHash } from "../shared/canonical-json";
@@ -13,13 +12,14 @@ import {
   type EventInput,
 } from "./event-input";
 import { profileChanges } from "./inline-profile";
-import { serializeEvent, type EventView, type EventWithOutcomes } from "./serialize-event";
+import { commitEvents, type CommitEventsDeps, type NewEvent } from "./commit-events";
+import type { EventBatcher } from "./event-batcher";
+import { pendingEventView, serializeEvent, type EventView, type EventWithOutcomes } from "./serialize-event";
 
-export interface AcceptEventDeps {
-  prisma: PrismaClient;
-  queues: Pick<Queues, "enqueue">;
-  logger: { warn(message: string, meta?: Record<string, unknown>): void };
+export interface AcceptEventDeps extends CommitEventsDeps {
   now: () => Date;
+  /** Groups concurrent accepts into one INSERT and one bulk enqueue; without it each commits alone. */
+  eventBatcher?: EventBatcher;
 }
 
 export interface AcceptedEvent {
@@ -42,46 +42,42 @@ export async function acceptEvent(
   const { prisma } = deps;
   const sender = senderOf(principal);
   const externalId = recipientExternalId(input.recipient);
-  const hash = requestHash(input);
   const key = input.idempotency_key ?? null;
+  const hash = key === null ? null : requestHash(input);
+  const guardStoredProfile = profile !== null && !hasScope(principal, "recipients:write");
 
-  if (key !== null) {
-    const original = await findOriginal(prisma, sender, key, hash, deps.now());
+  // A replay answers with the original before the stored person is compared (it may have changed since).
+  if (key !== null && guardStoredProfile) {
+    const original = await findOriginal(prisma, sender, key, hash!, deps.now());
     if (original) return { event: serializeEvent(original), duplicate: true };
   }
-  if (profile && !hasScope(principal, "recipients:write")) await assertProfileUnchanged(prisma, externalId, profile);
+  if (guardStoredProfile) await assertProfileUnchanged(prisma, externalId, profile);
 
   const now = deps.now();
-  const id = newId("event");
-  // A racing twin or a key whose retention just ran out may take a second pass.
-  for (let pass = 0; ; pass++) {
-    try {
-      const row = await prisma.event.create({
-        data: {
-          id,
-          name: input.name,
-          source: "api",
-          sender,
-          agent_key: principal.agentKey,
-          api_key_id: principal.keyId,
-          idempotency_key: key,
-          request_hash: key === null ? null : hash,
-          idempotency_expires_at: key === null ? null : new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
-          recipient_external_id: externalId,
-          recipient_profile: profile ? (profile as Prisma.InputJsonValue) : Prisma.DbNull,
-          data: (input.data ?? {}) as Prisma.InputJsonValue,
-          status: "pending",
-          created_at: now,
-        },
-      });
-      await enqueueIngest(deps, id);
-      return { event: serializeEvent({ ...row, outcomes: [] }), duplicate: false };
-    } catch (error) {
-      if (key === null || pass > 0 || !isUniqueViolation(error)) throw error;
-      const original = await findOriginal(prisma, sender, key, hash, deps.now());
-      if (original) return { event: serializeEvent(original), duplicate: true };
-    }
+  const row: NewEvent = {
+    id: newId("event"),
+    name: input.name,
+    sender,
+    agent_key: principal.agentKey,
+    api_key_id: principal.keyId,
+    idempotency_key: key,
+    request_hash: hash,
+    idempotency_expires_at: key === null ? null : new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+    recipient_external_id: externalId,
+    recipient_profile: profile,
+    data: input.data ?? {},
+    created_at: now,
+  };
+  // Insert first: a taken (sender, key) is then looked up. A key whose retention just ran out is
+  // released by that lookup and the insert takes a second pass.
+  for (let pass = 0; pass < 2; pass++) {
+    const outcome = deps.eventBatcher ? await deps.eventBatcher.commit(row) : (await commitEvents(deps, [row]))[0]!;
+    if ("error" in outcome) throw outcome.error;
+    if (outcome.stored) return { event: pendingEventView(row), duplicate: false };
+    const original = key === null ? null : await findOriginal(prisma, sender, key, hash!, deps.now());
+    if (original) return { event: serializeEvent(original), duplicate: true };
   }
+  throw new AppError("unavailable", `idempotency_key '${key}' is being released by a concurrent request; retry the request`);
 }
 
 /** Checks that need no database; returns the inline profile (null for a plain external id). */
@@ -143,16 +139,5 @@ async function assertProfileUnchanged(prisma: PrismaClient, externalId: string, 
       "forbidden",
       `the inline profile would change the stored recipient (${changed.join(", ")}); that needs the scope 'recipients:write'`,
     );
-  }
-}
-
-async function enqueueIngest(deps: AcceptEventDeps, eventId: string): Promise<void> {
-  try {
-    await deps.queues.enqueue("ingest-event", { eventId });
-  } catch (error) {
-    deps.logger.warn("event stored but not enqueued; the pending-events sweep will enqueue it", {
-      event_id: eventId,
-      error: error instanceof Error ? error.message : String(error),
-    });
   }
 }

@@ -1,5 +1,6 @@
 import type { EventRuleOutcome } from "@svc/core";
 import type { EventOutcomeRow, EventRow } from "@svc/store";
+import type { NewEvent } from "./commit-events";
 
 export type EventWithOutcomes = EventRow & { outcomes: EventOutcomeRow[] };
 
@@ -32,3 +33,21 @@ export function serializeEvent(row: EventWithOutcomes) {
 }
 
 export type EventView = ReturnType<typeof serializeEvent>;
+
+/** The view of an event just committed, built from the row written (no read back). */
+export function pendingEventView(row: NewEvent): EventView {
+  return {
+    id: row.id,
+    name: row.name,
+    status: "pending",
+    error: null,
+    source: "api",
+    recipient: row.recipient_external_id,
+    agent: row.agent_key,
+    data: row.data as Record<string, unknown>,
+    idempotency_key: row.idempotency_key,
+    created_at: row.created_at.toISOString(),
+    processed_at: null,
+    outcome: [],
+  };
+}

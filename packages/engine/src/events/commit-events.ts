@@ -1,0 +1,115 @@
+import { AppError } from "@svc/core";
+import type { Queues } from "@svc/queue";
+import type { PrismaClient } from "@svc/store";
+
+/** An `events` row as accepted from the API (source `api`, status `pending`). */
+export interface NewEvent {
+  id: string;
+  name: string;
+  sender: string;
+  agent_key: string | null;
+  api_key_id: string;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  idempotency_expires_at: Date | null;
+  recipient_external_id: string;
+  recipient_profile: object | null;
+  data: object;
+  created_at: Date;
+}
+
+/** Per row: stored, taken by an earlier event with the same (sender, key), or refused. */
+export type CommitOutcome = { stored: true } | { stored: false } | { error: unknown };
+
+export interface CommitEventsDeps {
+  prisma: PrismaClient;
+  queues: Pick<Queues, "enqueueBulk">;
+  logger: { warn(message: string, meta?: Record<string, unknown>): void };
+}
+
+// One statement for the whole batch: the rows travel as one JSON parameter (one plan, no
+// per-row placeholders), and a row whose (sender, idempotency_key) exists is skipped, not an error.
+const INSERT_EVENTS = `
+INSERT INTO events (id, name, source, sender, agent_key, api_key_id, idempotency_key, request_hash,
+  idempotency_expires_at, recipient_external_id, recipient_profile, data, status, created_at)
+SELECT r.id, r.name, 'api'::"EventSource", r.sender, r.agent_key, r.api_key_id, r.idempotency_key,
+  r.request_hash, r.idempotency_expires_at, r.recipient_external_id, r.recipient_profile, r.data,
+  'pending'::"EventStatus", r.created_at
+FROM jsonb_to_recordset($1::jsonb) AS r(id text, name text, sender text, agent_key text,
+  api_key_id text, idempotency_key text, request_hash text, idempotency_expires_at timestamptz,
+  recipient_external_id text, recipient_profile jsonb, data jsonb, created_at timestamptz)
+ON CONFLICT (sender, idempotency_key) DO NOTHING
+RETURNING id`;
+
+/**
+ * Stores the rows with one INSERT, then hands the stored ones to the ingest queue with one bulk
+ * add. A lost enqueue is only logged: the pending-events sweep re-enqueues them. When the batch
+ * fails on one row's content, each row is retried alone so only that row is refused.
+ */
+export async function commitEvents(deps: CommitEventsDeps, rows: readonly NewEvent[]): Promise<CommitOutcome[]> {
+  let stored: Set<string>;
+  try {
+    stored = await insertEvents(deps.prisma, rows);
+  } catch (error) {
+    if (rows.length > 1 && isDataException(error)) {
+      const alone = await Promise.all(rows.map((row) => commitEvents(deps, [row])));
+      return alone.map((outcomes) => outcomes[0]!);
+    }
+    const refused = storeError(error, deps, rows);
+    return rows.map(() => ({ error: refused }));
+  }
+  await enqueueIngest(deps, rows.filter((row) => stored.has(row.id)).map((row) => row.id));
+  return rows.map((row) => ({ stored: stored.has(row.id) }));
+}
+
+async function insertEvents(prisma: PrismaClient, rows: readonly NewEvent[]): Promise<Set<string>> {
+  const inserted = await prisma.$queryRawUnsafe<{ id: string }[]>(INSERT_EVENTS, JSON.stringify(rows));
+  return new Set(inserted.map((row) => row.id));
+}
+
+async function enqueueIngest(deps: CommitEventsDeps, eventIds: string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  try {
+    await deps.queues.enqueueBulk(eventIds.map((eventId) => ({ name: "ingest-event" as const, payload: { eventId } })));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    for (const eventId of eventIds) {
+      deps.logger.warn("event stored but not enqueued; the pending-events sweep will enqueue it", { event_id: eventId, error: message });
+    }
+  }
+}
+
+/** SQLSTATE of a Prisma raw-query error (through the pg driver adapter), if any. */
+export function sqlStateOf(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const { meta } = error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } }; code?: string } };
+  return meta?.driverAdapterError?.cause?.originalCode ?? meta?.code;
+}
+
+// Class 22 "data exception": the row's content (e.g. \u0000, which Postgres text cannot hold).
+const isDataException = (error: unknown): boolean => sqlStateOf(error)?.startsWith("22") ?? false;
+
+// Postgres unreachable, out of connections or shutting down; Prisma's pool timed out.
+const TRANSIENT_SQLSTATE = /^(08|53|57)/;
+const TRANSIENT_PRISMA = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+
+function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return TRANSIENT_SQLSTATE.test(sqlStateOf(error) ?? "") || (typeof code === "string" && TRANSIENT_PRISMA.has(code));
+}
+
+/** The error each request of a failed batch answers with: 422 for its content, 503 for an outage, else the error (500). */
+function storeError(error: unknown, deps: CommitEventsDeps, rows: readonly NewEvent[]): unknown {
+  if (isDataException(error)) {
+    return new AppError("validation", "the event holds text Postgres cannot store (such as the character \\u0000)", {
+      errors: [{ loc: ["body"], msg: "contains a character that cannot be stored (such as \\u0000)", type: "value_error" }],
+    });
+  }
+  if (!isTransient(error)) return error;
+  deps.logger.warn("events not stored: database unavailable", {
+    events: rows.length,
+    sqlstate: sqlStateOf(error),
+    error: error instanceof Error ? error.message : String(error),
+  });
+  return new AppError("unavailable", "the event could not be stored right now; retry the request", { cause: error });
+}
