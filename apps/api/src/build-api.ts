@@ -6,6 +6,7 @@ import type { Logger } from "@svc/log";
 import type { Queues } from "@svc/queue";
 import { pendingMigrations, type PrismaClient } from "@svc/store";
 import { createApp } from "./app";
+import { apiKeyCacheWithNotices } from "./auth/api-key-notices";
 import { rateLimit } from "./auth/rate-limit";
 import { requireKey } from "./auth/require-key";
 import { mountQueueDashboard } from "./http/queue-dashboard";
@@ -35,7 +36,8 @@ export interface ApiServices {
 export function buildApi(services: ApiServices): Express {
   const { config, logger, prisma, redis, queues } = services;
   const now = services.now ?? (() => new Date());
-  const deps = { prisma, now, config, logger, queues };
+  const apiKeyCache = apiKeyCacheWithNotices({ prisma, redis, prefix: config.redis.prefix });
+  const deps = { prisma, now, config, logger, queues, apiKeyCache };
   return createApp({
     logger,
     config,

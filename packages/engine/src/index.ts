@@ -1,6 +1,7 @@
 export * from "./deps";
 export * from "./shared/paging";
 export * from "./shared/validation";
+export * from "./api-keys/api-key-cache";
 export * from "./api-keys/authenticate";
 export * from "./api-keys/create-api-key";
 export * from "./api-keys/list-api-keys";
@@ -31,6 +32,8 @@ export * from "./messages/cancel-message";
 export * from "./events/event-input";
 export * from "./events/serialize-event";
 export * from "./events/accept-event";
+export * from "./events/commit-events";
+export * from "./events/event-batcher";
 export * from "./events/read-events";
 export * from "./ingest/ingest-event";
 export * from "./ingest/ingest-job";

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from "express";
 import { AppError, hasScope, isScope, type Principal } from "@svc/core";
-import { authenticate } from "@svc/engine";
+import { authenticate, type ApiKeyCache } from "@svc/engine";
 import { addLogContext } from "@svc/log";
 import type { PrismaClient } from "@svc/store";
 import { getOperation } from "../http/openapi-validation";
@@ -9,11 +9,11 @@ import { getOperation } from "../http/openapi-validation";
 // The scopes an operation needs are read from its OpenAPI security requirement, so the document
 // and the behaviour cannot disagree.
 
-export function requireKey({ prisma, now }: { prisma: PrismaClient; now: () => Date }): RequestHandler {
+export function requireKey(deps: { prisma: PrismaClient; now: () => Date; apiKeyCache?: ApiKeyCache }): RequestHandler {
   return async (req, res, next) => {
     const operation = getOperation(res);
     if (!operation?.requiresKey) return next();
-    const principal = await authenticate({ prisma, now }, req.headers.authorization);
+    const principal = await authenticate(deps, req.headers.authorization);
     res.locals.principal = principal;
     addLogContext({ api_key_id: principal.keyId });
     const scopes = operation.scopes.filter(isScope);

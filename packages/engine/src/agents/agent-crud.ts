@@ -1,4 +1,5 @@
 import { Prisma, type AgentRow, type PrismaClient } from "@svc/store";
+import type { ApiKeyCache } from "../api-keys/api-key-cache";
 import { keyedResource } from "../shared/keyed-resource";
 import { validateAgentInput, type AgentInput } from "./agent-input";
 import { serializeAgent } from "./serialize-agent";
@@ -19,8 +20,8 @@ const json = (value: unknown) =>
   value === undefined ? undefined : value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue);
 
 /** Agents: admin CRUD; DELETE is soft (the row stays for attribution and `agent_deleted`). */
-export function agentsResource({ prisma, now }: { prisma: PrismaClient; now: () => Date }) {
-  return keyedResource<AgentRow, AgentInput, ReturnType<typeof serializeAgent>>({
+export function agentsResource({ prisma, now, apiKeyCache }: { prisma: PrismaClient; now: () => Date; apiKeyCache?: ApiKeyCache }) {
+  const resource = keyedResource<AgentRow, AgentInput, ReturnType<typeof serializeAgent>>({
     noun: "agent",
     delegate: () => prisma.agent,
     async toData(input, full) {
@@ -39,4 +40,16 @@ export function agentsResource({ prisma, now }: { prisma: PrismaClient; now: () 
       await prisma.agent.updateMany({ where: { key: row.key, deleted_at: null }, data: { deleted_at: now() } });
     },
   });
+  // An agent's keys are refused once it is disabled or deleted: cached key rows carry its state.
+  if (!apiKeyCache) return resource;
+  const changed = <T>(result: T): T => {
+    apiKeyCache.invalidate();
+    return result;
+  };
+  return {
+    ...resource,
+    replace: (...args: Parameters<typeof resource.replace>) => resource.replace(...args).then(changed),
+    update: (...args: Parameters<typeof resource.update>) => resource.update(...args).then(changed),
+    remove: (...args: Parameters<typeof resource.remove>) => resource.remove(...args).then(changed),
+  };
 }

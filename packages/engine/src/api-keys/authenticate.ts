@@ -1,5 +1,6 @@
 import { AppError, isScope, sha256Hex, type Principal } from "@svc/core";
 import type { PrismaClient } from "@svc/store";
+import type { ApiKeyCache, KeyRecord } from "./api-key-cache";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const WWW_AUTHENTICATE = { "WWW-Authenticate": 'Bearer realm="svc"' };
@@ -11,13 +12,16 @@ const unauthorized = (detail: string) => new AppError("unauthorized", detail, { 
  * key; 403 when the key's agent is disabled or deleted (SPEC 1.4: its keys are refused).
  */
 export async function authenticate(
-  { prisma, now }: { prisma: PrismaClient; now: () => Date },
+  { prisma, now, apiKeyCache }: { prisma: PrismaClient; now: () => Date; apiKeyCache?: ApiKeyCache },
   authorization: string | undefined,
 ): Promise<Principal> {
   if (!authorization) throw unauthorized("missing API key: send 'Authorization: Bearer <key>'");
   const match = BEARER.exec(authorization);
   if (!match) throw unauthorized("malformed Authorization header: expected 'Bearer <key>'");
-  const row = await prisma.apiKey.findUnique({ where: { hash: sha256Hex(match[1]!) }, include: { agent: true } });
+  const hash = sha256Hex(match[1]!);
+  const row: KeyRecord | null = apiKeyCache
+    ? await apiKeyCache.lookup(hash)
+    : await prisma.apiKey.findUnique({ where: { hash }, include: { agent: true } });
   if (!row) throw unauthorized("unknown API key");
   if (row.revoked_at) throw unauthorized("API key revoked");
   if (row.expires_at && row.expires_at.getTime() <= now().getTime()) throw unauthorized("API key expired");
