@@ -1,10 +1,11 @@
-import express, { Router, type Express, type RequestHandler } from "express";
+import express, { type Express, type RequestHandler, type Router } from "express";
 import { AppError } from "@svc/core";
 import type { Logger } from "@svc/log";
 import { holdBodyError, jsonBodyParser, raiseHeldBodyError } from "./http/body-parsing";
 import { docsRouter } from "./http/docs";
 import { errorHandler } from "./http/error-handler";
 import { openApiMiddlewares } from "./http/openapi-validation";
+import { operationRouter } from "./http/operation-router";
 import { requestPath } from "./http/problem";
 import { probesRouter, type ReadinessCheck } from "./http/probes";
 import { requestContext } from "./http/request-context";
@@ -49,7 +50,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable("x-powered-by");
 
   app.use(requestContext(deps.logger));
-  app.use(docsRouter(doc));
+  const docs = docsRouter(doc);
+  app.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? docs(req, res, next) : next()));
   deps.mountUnvalidated?.(app);
 
   app.use(
@@ -63,10 +65,10 @@ export function createApp(deps: AppDeps): Express {
   if (deps.beforeValidation?.length) app.use(...deps.beforeValidation);
   app.use(raiseHeldBodyError, ...openapi.validate);
 
-  const router = Router();
-  router.use(probesRouter(deps.readinessChecks ?? {}, deps.logger, deps.readinessTimeoutMs));
-  deps.routes?.(router);
-  app.use(router);
+  const routes = operationRouter();
+  routes.router.use(probesRouter(deps.readinessChecks ?? {}, deps.logger, deps.readinessTimeoutMs));
+  deps.routes?.(routes.router);
+  app.use(routes.handle);
 
   // A documented operation nobody implemented.
   app.use((req, _res, next) =>

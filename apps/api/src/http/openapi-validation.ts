@@ -22,6 +22,8 @@ export interface OperationInfo {
 }
 
 const ROUTE_MATCHING = ["pathParamsMiddleware", "metadataMiddleware"];
+/** A no-op with `validateSecurity: false`, but still a promise per request: left out. */
+const SECURITY = "securityMiddleware";
 
 export interface OpenApiMiddlewares {
   matchRoute: RequestHandler[];
@@ -46,10 +48,12 @@ export function openApiMiddlewares(
   if (ROUTE_MATCHING.some((name, i) => names[i] !== name) || !names.includes("requestMiddleware")) {
     throw new Error(`express-openapi-validator middleware order changed: ${names.join(", ")}`);
   }
+  const [installPathParams, matchMetadata] = handlers as [RequestHandler, RequestHandler];
   return {
-    matchRoute: [...handlers.slice(0, ROUTE_MATCHING.length), describeOperation(doc)],
+    matchRoute: [untilFirstSuccess(installPathParams), memoizedRouteMatch(matchMetadata), describeOperation(doc)],
     validate: handlers
       .slice(ROUTE_MATCHING.length)
+      .filter((handler) => handler.name !== SECURITY)
       .map((handler) =>
         handler.name === "requestMiddleware" ? withUnknownQueryCheck(doc, handler) : handler,
       ),
@@ -58,21 +62,75 @@ export function openApiMiddlewares(
 
 interface OpenApiRequestMetadata {
   openApiRoute: string;
+  pathParams: Record<string, string>;
   schema: { operationId?: string; security?: SecurityRequirement[] };
 }
 
-function describeOperation(doc: OpenApiDocument): RequestHandler {
+type WithOpenApi = { openapi?: OpenApiRequestMetadata; params: Record<string, string> };
+
+// The validator installs `app.param` hooks on its first request and only calls next() after
+// that, through a promise: once it has succeeded it is skipped.
+function untilFirstSuccess(handler: RequestHandler): RequestHandler {
+  let done = false;
   return (req, res, next) => {
-    const meta = (req as { openapi?: OpenApiRequestMetadata }).openapi;
+    if (done) return next();
+    handler(req, res, (err?: unknown) => {
+      if (err === undefined) done = true;
+      next(err);
+    });
+  };
+}
+
+const MATCHES_KEPT = 2_000;
+
+/**
+ * The validator's route matching compiles every path template of the document, per request, until
+ * one matches. The outcome depends only on method and path, so it is remembered (404/405 are not;
+ * at most MATCHES_KEPT paths, then it starts over).
+ */
+function memoizedRouteMatch(handler: RequestHandler): RequestHandler {
+  const matches = new Map<string, OpenApiRequestMetadata | null>();
+  return (req, res, next) => {
+    const path = req.originalUrl;
+    const query = path.indexOf("?");
+    const key = `${req.method} ${query < 0 ? path : path.slice(0, query)}`;
+    const known = matches.get(key);
+    if (known !== undefined) {
+      if (known !== null) {
+        const pathParams = { ...known.pathParams };
+        (req as unknown as WithOpenApi).openapi = { ...known, pathParams };
+        (req as unknown as WithOpenApi).params = pathParams;
+      }
+      return next();
+    }
+    handler(req, res, (err?: unknown) => {
+      if (err === undefined) {
+        if (matches.size >= MATCHES_KEPT) matches.clear();
+        const meta = (req as unknown as WithOpenApi).openapi;
+        matches.set(key, meta ? { ...meta, pathParams: { ...meta.pathParams } } : null);
+      }
+      next(err);
+    });
+  };
+}
+
+function describeOperation(doc: OpenApiDocument): RequestHandler {
+  const described = new WeakMap<object, OperationInfo>(); // per operation of the document
+  const describe = (meta: OpenApiRequestMetadata): OperationInfo => {
+    const security = meta.schema.security ?? doc.security ?? [];
+    return {
+      route: meta.openApiRoute,
+      operationId: meta.schema.operationId,
+      security,
+      requiresKey: security.length > 0 && security.every((req) => Object.keys(req).length > 0),
+      scopes: [...new Set(security.flatMap((req) => req.bearerAuth ?? []))],
+    };
+  };
+  return (req, res, next) => {
+    const meta = (req as unknown as WithOpenApi).openapi;
     if (meta) {
-      const security = meta.schema.security ?? doc.security ?? [];
-      const info: OperationInfo = {
-        route: meta.openApiRoute,
-        operationId: meta.schema.operationId,
-        security,
-        requiresKey: security.length > 0 && security.every((req) => Object.keys(req).length > 0),
-        scopes: [...new Set(security.flatMap((req) => req.bearerAuth ?? []))],
-      };
+      let info = described.get(meta.schema);
+      if (!info) described.set(meta.schema, (info = describe(meta)));
       res.locals.operation = info;
     }
     next();

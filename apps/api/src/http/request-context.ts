@@ -16,11 +16,14 @@ export function acceptRequestId(header: string | undefined): string {
 
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const requestId = acceptRequestId(req.get(REQUEST_ID_HEADER));
+    const header = req.headers["x-request-id"];
+    const requestId = acceptRequestId(typeof header === "string" ? header : undefined);
     res.locals.requestId = requestId;
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const started = process.hrtime.bigint();
     withLogContext({ request_id: requestId }, () => {
+      // Below `info` there is no access log: nothing to build, no listener to call.
+      if (!logger.isInfoEnabled()) return next();
       const context = getLogContext() ?? {};
       res.once("close", () => {
         const route = (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;

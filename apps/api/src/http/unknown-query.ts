@@ -31,9 +31,16 @@ function declaredQueryNames(doc: OpenApiDocument, route: string, method: string)
 }
 
 export function withUnknownQueryCheck(doc: OpenApiDocument, validateRequest: RequestHandler): RequestHandler {
+  const declared = new Map<string, Set<string>>(); // per operation of the document
+  const queryNames = (route: string, method: string) => {
+    const key = `${method} ${route}`;
+    let names = declared.get(key);
+    if (!names) declared.set(key, (names = declaredQueryNames(doc, route, method)));
+    return names;
+  };
   return (req, res, next) => {
     const route = (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
-    const known = route === undefined ? undefined : declaredQueryNames(doc, route, req.method);
+    const known = route === undefined ? undefined : queryNames(route, req.method);
     const unknown: ValidationIssue[] = known
       ? Object.keys(req.query as object)
           .filter((name) => !known.has(name))
