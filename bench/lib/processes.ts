@@ -2,8 +2,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** Starts a Node process and waits until `readyUrl` answers 200. */
-export async function startNode(script: string, args: string[], env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+export async function startNode(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyUrl: string,
+  nodeArgs: string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr += chunk));
   const deadline = Date.now() + 60_000;

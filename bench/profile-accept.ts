@@ -1,0 +1,76 @@
+/**
+ * Profiles the API child under the accept-path load: starts apps/api/dist/main.js with
+ * `--cpu-prof`, drives `POST /v1/events` with wrk (32 connections), stops it and prints the top
+ * functions by self time, grouped also by package. Run: `npm run build && npx ts-node
+ * --transpile-only bench/profile-accept.ts` (PROFILE_SECONDS, default 10).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createApiKey } from "@svc/engine";
+import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
+import { startNode, stop } from "./lib/processes";
+import { summarizeProfile } from "./lib/cpu-profile";
+import { fmt } from "./lib/results";
+import { postJsonScript, wrk } from "./lib/wrk";
+
+const ROOT = path.resolve(__dirname, "..");
+const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
+const SERVER = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const BODY = `'{"name":"order.created","recipient":"user-' .. (counter % 1000) .. '","data":{"order":' .. counter .. ',"total":"42.00"}}'`;
+
+async function main() {
+  const tag = randomBytes(3).toString("hex");
+  const db = withDatabaseName(SERVER, `svc_bench_profile_${tag}`);
+  const dir = mkdtempSync(path.join(tmpdir(), "svc-profile-"));
+  const port = 18113;
+  // The profile's last PROFILE_SECONDS are summarised (stopping takes well under a second).
+  const svc = await startNode(
+    path.join(ROOT, "apps/api/dist/main.js"),
+    [],
+    {
+      DATABASE_URL: db,
+      REDIS_URL,
+      PORT: String(port),
+      SVC_SECRET_KEY: randomBytes(32).toString("base64"),
+      SVC__WORKER__EMBEDDED: "false",
+      SVC__API__RATE_LIMIT__ENABLED: "false",
+      SVC__REDIS__PREFIX: `svc-profile-${tag}`,
+      SVC__LOG__LEVEL: process.env.PROFILE_LOG_LEVEL ?? "warn",
+    },
+    `http://127.0.0.1:${port}/readyz`,
+    ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+  );
+  const prisma = createPrisma({ databaseUrl: db });
+  const { key } = await createApiKey({ prisma, now: () => new Date() }, { name: "profile", scopes: ["events:write"] });
+  await prisma.$disconnect();
+  try {
+    const script = postJsonScript({ Authorization: `Bearer ${key}` }, BODY);
+    await wrk({ url: `http://127.0.0.1:${port}/v1/events`, script, connections: 32, seconds: 2 }); // warm-up
+    const cpuBefore = cpuSecondsOf(svc.pid!);
+    const r = await wrk({ url: `http://127.0.0.1:${port}/v1/events`, script, connections: 32, seconds: SECONDS });
+    const cpuUs = ((cpuSecondsOf(svc.pid!) - cpuBefore) * 1e6) / (r.requestsPerSecond * SECONDS);
+    // CPU per request is steadier than requests/s on a shared box.
+    console.log(`${fmt(r.requestsPerSecond)} req/s, p99 ${fmt(r.latencyP99Ms, 1)} ms, non-2xx ${r.non2xx}, ${fmt(cpuUs)} µs CPU per request`);
+  } finally {
+    await stop(svc);
+    await dropDatabase(db);
+  }
+  const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no .cpuprofile written in ${dir}`);
+  console.log(`profile: ${path.join(dir, file)}\n`);
+  console.log(summarizeProfile(path.join(dir, file), Number(process.env.PROFILE_TOP ?? 40), SECONDS));
+}
+
+/** User + system CPU seconds a Linux process has used so far. */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
