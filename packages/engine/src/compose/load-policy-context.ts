@@ -8,6 +8,7 @@ import {
   type PolicyContext,
   type PolicyHistory,
   type RenderContext,
+  type RenderedContent,
 } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
 import type { AgentRow, CategoryRow, FatigueStateRow, RecipientRow, TemplateRow, TransactionClient } from "@svc/store";
@@ -165,24 +166,32 @@ export function expiresAtOf(request: ComposeRequest, now: Date): Date | null {
 
 type Render = PolicyContext<MessageContent>["render"];
 
-// ComposeRequest.contentOverride: the override's text on every channel (HTML-escaped where the
-// channel's body is e-mail HTML); a template that fails to render still fails the message.
+// ComposeRequest.contentOverride: the override's text on every reachable channel, HTML-escaped
+// where the channel's body is e-mail HTML (so such a channel may gain a variant); a template that
+// fails to render still fails the message.
 function withContentOverride(config: SvcConfig, render: Render, override: ContentOverride | null): Render {
   if (!override) return render;
   return async (request) => {
     const result = await render(request);
-    if (!result.ok) return result;
-    const { text, extra } = override;
-    const over = <T extends { title: string; body: string }>(content: T, channel: string | null): T =>
-      text
-        ? { ...content, title: text.title, body: channel && isEmailChannel(config, channel) ? escapeHtml(text.body) : text.body }
-        : content;
-    const content: MessageContent = { ...over(result.content, result.content.channel), ...(extra ?? {}) };
-    if (result.content.variants) {
-      content.variants = Object.fromEntries(
-        Object.entries(result.content.variants).map(([channel, variant]) => [channel, over(variant, channel)]),
-      );
+    if (!result.ok || !override.text) return result.ok ? { ok: true, content: { ...result.content, ...override.extra } } : result;
+    const text = override.text;
+    const { variants: rendered, ...top } = result.content;
+    const over = (base: RenderedContent, channel: string | null): RenderedContent => ({
+      title: text.title,
+      body: channel !== null && isEmailChannel(config, channel) ? escapeHtml(text.body) : text.body,
+      url: base.url,
+      thread: base.thread,
+    });
+    const content: MessageContent = { ...top, ...over(top, top.channel), ...override.extra };
+    const variants: Record<string, RenderedContent> = {};
+    for (const channel of request.channels) {
+      if (channel === top.channel) continue;
+      const variant = over(rendered && Object.hasOwn(rendered, channel) ? rendered[channel]! : top, channel);
+      if (variant.title !== content.title || variant.body !== content.body || variant.url !== content.url || variant.thread !== content.thread) {
+        variants[channel] = variant;
+      }
     }
+    if (Object.keys(variants).length > 0) content.variants = variants;
     return { ok: true, content };
   };
 }
