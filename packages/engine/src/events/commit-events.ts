@@ -79,23 +79,23 @@ async function enqueueIngest(deps: CommitEventsDeps, eventIds: string[]): Promis
   }
 }
 
+type DriverError = { meta?: { driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } } };
+
 /** SQLSTATE of a Prisma raw-query error (through the pg driver adapter), if any. */
 export function sqlStateOf(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const { meta } = error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } }; code?: string } };
-  return meta?.driverAdapterError?.cause?.originalCode ?? meta?.code;
+  return (error as DriverError | null)?.meta?.driverAdapterError?.cause?.originalCode;
 }
 
 // Class 22 "data exception": the row's content (e.g. \u0000, which Postgres text cannot hold).
 const isDataException = (error: unknown): boolean => sqlStateOf(error)?.startsWith("22") ?? false;
 
-// Postgres unreachable, out of connections or shutting down; Prisma's pool timed out.
+// Postgres unreachable, out of connections or shutting down (by SQLSTATE class or the adapter's kind).
 const TRANSIENT_SQLSTATE = /^(08|53|57)/;
-const TRANSIENT_PRISMA = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+const TRANSIENT_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
 
 function isTransient(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return TRANSIENT_SQLSTATE.test(sqlStateOf(error) ?? "") || (typeof code === "string" && TRANSIENT_PRISMA.has(code));
+  const kind = (error as DriverError | null)?.meta?.driverAdapterError?.cause?.kind;
+  return TRANSIENT_SQLSTATE.test(sqlStateOf(error) ?? "") || (kind !== undefined && TRANSIENT_KINDS.has(kind));
 }
 
 /** The error each request of a failed batch answers with: 422 for its content, 503 for an outage, else the error (500). */
