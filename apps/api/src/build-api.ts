@@ -20,6 +20,7 @@ import { recipientsRoutes } from "./routes/recipients-routes";
 import { eventsRoutes } from "./routes/events-routes";
 import { evaluateRoutes } from "./routes/evaluate-routes";
 import { templatePreviewRoutes } from "./routes/templates-routes";
+import { digestsRoutes } from "./routes/digests-routes";
 
 export interface ApiServices {
   config: SvcConfig;
@@ -73,6 +74,7 @@ export function buildApi(services: ApiServices): Express {
       evaluateRoutes(router, deps);
       messagesRoutes(router, deps);
       engagementRoutes(router, deps);
+      digestsRoutes(router, deps);
     },
   });
 }
