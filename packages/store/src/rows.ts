@@ -13,6 +13,7 @@ export type EventOutcomeRow = Prisma.EventOutcomeModel;
 export type MessageRow = Prisma.MessageModel;
 export type DigestRow = Prisma.DigestModel;
 export type ConsentEntryRow = Prisma.ConsentEntryModel;
+export type ConsentRow = Prisma.ConsentModel;
 export type FatigueStateRow = Prisma.FatigueStateModel;
 
 /** A unique constraint said no (Prisma P2002, or the driver's SQLSTATE 23505). */

@@ -1,8 +1,8 @@
-import { decidePolicy, newId } from "@svc/core";
+import { decidePolicy, newId, type FatigueState } from "@svc/core";
 import { isUniqueViolation, type MessageRow, type TransactionClient } from "@svc/store";
 import type { ComposeDeps, ComposeRequest, ComposeResult } from "./compose-types";
 import { findDuplicate } from "./find-duplicate";
-import { loadPolicyContext } from "./load-policy-context";
+import { loadPolicyContext, type PreloadedComposition } from "./load-policy-context";
 import { insertMessage, messageRowOf, saveFatigue } from "./write-message";
 
 /**
@@ -16,13 +16,14 @@ export async function composeMessage(
   tx: TransactionClient,
   deps: ComposeDeps,
   request: ComposeRequest,
+  preloaded?: PreloadedComposition,
 ): Promise<ComposeResult> {
   const now = deps.now();
   const original = await findDuplicate(tx, request, now);
   if (original && !request.dryRun) return { message: original, duplicate: true };
 
   const id = newId("message", now.getTime());
-  const loaded = await loadPolicyContext(tx, deps.config, now, id, request, original?.id ?? null);
+  const loaded = await loadPolicyContext(tx, deps.config, now, id, request, original?.id ?? null, preloaded);
   const decision = await decidePolicy(loaded.ctx);
   const row = messageRowOf(id, now, request, loaded, decision);
   if (request.dryRun) return { message: row, duplicate: original !== null };
@@ -31,6 +32,31 @@ export async function composeMessage(
   if (inserted.duplicate) return inserted;
   if (decision.fatigue) await saveFatigue(tx, row.recipient_id, row.category, decision.fatigue, now);
   return inserted;
+}
+
+export interface DecidedMessage {
+  /** The row to insert (nothing is written yet). */
+  row: MessageRow;
+  /** Fatigue state to save with it, when the category tracks fatigue. */
+  fatigue: FatigueState | null;
+}
+
+/**
+ * The decide half of composeMessage for a caller that already knows there is no duplicate (ingest
+ * checked, under the lock, that its event has no message) and writes the row itself, with other
+ * rows of the same transaction in one statement. Same load and pipeline as composeMessage.
+ */
+export async function decideMessage(
+  tx: TransactionClient,
+  deps: ComposeDeps,
+  request: ComposeRequest,
+  preloaded: PreloadedComposition,
+): Promise<DecidedMessage> {
+  const now = deps.now();
+  const id = newId("message", now.getTime());
+  const loaded = await loadPolicyContext(tx, deps.config, now, id, request, null, preloaded);
+  const decision = await decidePolicy(loaded.ctx);
+  return { row: messageRowOf(id, now, request, loaded, decision), fatigue: decision.fatigue ?? null };
 }
 
 // The recipient lock serialises composes of one person, which covers dedup keys. Idempotency

@@ -11,7 +11,7 @@ import {
   type RenderedContent,
 } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import type { AgentRow, CategoryRow, FatigueStateRow, RecipientRow, TemplateRow, TransactionClient } from "@svc/store";
+import type { AddressRow, AgentRow, CategoryRow, ConsentRow, FatigueStateRow, RecipientRow, TemplateRow, TransactionClient } from "@svc/store";
 import { ComposeReferenceError } from "./compose-errors";
 import type { ComposeRequest, ContentOverride } from "./compose-types";
 import { contentRenderer, isEmailChannel, type MessageContent } from "./message-content";
@@ -34,6 +34,19 @@ interface StoredCap {
 
 const DAY_SECONDS = 86_400;
 
+/** Rows a caller already read (ingest reads them in one statement); loadPolicyContext skips those queries. */
+export interface PreloadedComposition {
+  recipient: RecipientWithPolicyRows | null;
+  category: CategoryRow | null;
+  template: TemplateRow | null;
+  /** The request's agent row (null when the request has no agent or the agent row is gone). */
+  agent: AgentRow | null;
+  /** This recipient's fatigue state in the request's category. */
+  fatigue: FatigueStateRow | null;
+}
+
+export type RecipientWithPolicyRows = RecipientRow & { addresses: AddressRow[]; consents: ConsentRow[] };
+
 export async function loadPolicyContext(
   tx: TransactionClient,
   config: SvcConfig,
@@ -41,20 +54,13 @@ export async function loadPolicyContext(
   messageId: string,
   request: ComposeRequest,
   duplicateOf: string | null,
+  preloaded?: PreloadedComposition,
 ): Promise<LoadedComposition> {
-  const recipient = await tx.recipient.findUnique({
-    where: { id: request.recipientId },
-    include: { addresses: true, consents: true },
-  });
+  const rows = preloaded ?? (await loadCompositionRows(tx, request));
+  const { recipient, category, agent, template, fatigue: fatigueRow } = rows;
   if (!recipient) throw new ComposeReferenceError("recipient", request.recipientId);
-  const category = await tx.category.findUnique({ where: { key: request.category } });
   if (!category) throw new ComposeReferenceError("category", request.category);
-  const agent = request.agentKey ? await tx.agent.findUnique({ where: { key: request.agentKey } }) : null;
   if (request.agentKey && (!agent || agent.deleted_at)) throw new ComposeReferenceError("agent", request.agentKey);
-  const template = await tx.template.findUnique({ where: { key: request.template } });
-  const fatigueRow = await tx.fatigueState.findUnique({
-    where: { recipient_id_category: { recipient_id: recipient.id, category: category.key } },
-  });
 
   const categoryCaps = toCaps(category.frequency_caps);
   const agentCaps = agent ? toCaps(agent.frequency_caps) : [];
@@ -153,6 +159,22 @@ export async function loadPolicyContext(
     };
   }
   return { ctx, recipient, category, agent, template };
+}
+
+async function loadCompositionRows(tx: TransactionClient, request: ComposeRequest): Promise<PreloadedComposition> {
+  const recipient = await tx.recipient.findUnique({
+    where: { id: request.recipientId },
+    include: { addresses: true, consents: true },
+  });
+  if (!recipient) return { recipient: null, category: null, template: null, agent: null, fatigue: null };
+  const category = await tx.category.findUnique({ where: { key: request.category } });
+  if (!category) return { recipient, category: null, template: null, agent: null, fatigue: null };
+  const agent = request.agentKey ? await tx.agent.findUnique({ where: { key: request.agentKey } }) : null;
+  const template = await tx.template.findUnique({ where: { key: request.template } });
+  const fatigue = await tx.fatigueState.findUnique({
+    where: { recipient_id_category: { recipient_id: recipient.id, category: category.key } },
+  });
+  return { recipient, category, agent, template, fatigue };
 }
 
 /** Explicit `expiresAt` wins; else a rule's `expires_in` counts from the event (or now). */

@@ -2,6 +2,8 @@ import { matchRules, toEventRuleOutcome, type EventRuleOutcome, type RuleMatch }
 import type { SvcConfig } from "@svc/config";
 import {
   $transaction,
+  advisoryLockKey,
+  LockNamespace,
   lockRecipient,
   type EventRow,
   type MessageStatus,
@@ -14,6 +16,8 @@ import { ensureRecipient } from "./ensure-recipient";
 import { joinDigest } from "./join-digest";
 import { loadIngestRules } from "./load-ingest-rules";
 import { composeRuleMessage, ruleComposeRequest } from "./rule-message";
+import { ingestSingleCompose } from "./ingest-fast-path";
+import { loadIngestSnapshot, peekEvent } from "./ingest-snapshot";
 import type { FollowUps } from "./follow-ups";
 
 export interface IngestDeps {
@@ -36,7 +40,7 @@ const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
  * nothing; jobs to enqueue after commit are returned.
  */
 export async function ingestEvent(deps: IngestDeps, eventId: string): Promise<IngestResult> {
-  const peek = await deps.prisma.event.findUnique({ where: { id: eventId }, select: { status: true, recipient_external_id: true } });
+  const peek = await peekEvent(deps.prisma, eventId);
   if (!peek) return { status: "skipped", reason: "not_found" };
   if (peek.status !== "pending") return { status: "skipped", reason: peek.status };
 
@@ -45,17 +49,29 @@ export async function ingestEvent(deps: IngestDeps, eventId: string): Promise<In
     async (tx) => {
       // The external id first (the person may not exist yet), then the internal id that direct
       // sends lock by, always in this order, so events and direct sends to one person serialise.
-      await lockRecipient(tx, peek.recipient_external_id);
+      await lockRecipients(tx, peek.recipientId ? [peek.recipientExternalId, peek.recipientId] : [peek.recipientExternalId]);
       // Re-read under the lock: a twin job may have finished this event meanwhile.
-      const event = await tx.event.findUnique({ where: { id: eventId } });
-      if (!event) return { status: "skipped", reason: "not_found" } as const;
-      if (event.status !== "pending") return { status: "skipped", reason: event.status } as const;
-      const known = await tx.recipient.findUnique({ where: { external_id: event.recipient_external_id }, select: { id: true } });
-      if (known) await lockRecipient(tx, known.id);
-      return processEvent(tx, deps, event);
+      let snapshot = await loadIngestSnapshot(tx, eventId);
+      if (!snapshot) return { status: "skipped", reason: "not_found" } as const;
+      if (snapshot.event.status !== "pending") return { status: "skipped", reason: snapshot.event.status } as const;
+      const recipientId = snapshot.recipient?.id ?? null;
+      if (recipientId !== null && recipientId !== peek.recipientId) {
+        // The person was created (or erased and re-created) since the peek: lock the new id too.
+        await lockRecipient(tx, recipientId);
+        snapshot = (await loadIngestSnapshot(tx, eventId))!;
+      }
+      const fast = await ingestSingleCompose(tx, deps, snapshot);
+      return fast ?? processEvent(tx, deps, snapshot.event);
     },
     TRANSACTION_OPTIONS,
   );
+}
+
+/** Several advisory locks in one round trip, taken left to right (Postgres evaluates the select list in order). */
+async function lockRecipients(tx: TransactionClient, keys: string[]): Promise<void> {
+  if (keys.length === 1) return lockRecipient(tx, keys[0]!);
+  const list = keys.map((_, i) => `pg_advisory_xact_lock($${i + 1}::bigint)`).join(", ");
+  await tx.$executeRawUnsafe(`SELECT ${list}`, ...keys.map((key) => advisoryLockKey(LockNamespace.recipient, key)));
 }
 
 async function processEvent(tx: TransactionClient, deps: IngestDeps, event: EventRow): Promise<IngestResult> {
