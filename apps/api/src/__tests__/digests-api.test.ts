@@ -15,9 +15,20 @@ beforeAll(async () => {
   h = await startHarness("digests_api", { config: { channels: { email: { provider: "console" } } }, now });
   reader = await h.keyWith(["messages:read"]);
   writer = await h.keyWith(["events:write", "messages:read", "messages:write"]);
-  await h.prisma.template.create({ data: { key: "tpl", locales: { en: { title: "{{ data.count }} updates", body: "b" } } as Prisma.InputJsonValue } });
+  await h.prisma.template.create({
+    data: {
+      key: "tpl",
+      locales: { en: { title: "{{ data.count }} updates", body: "b" } } as Prisma.InputJsonValue,
+    },
+  });
   for (const id of ["ann", "bob"]) {
-    await h.prisma.recipient.create({ data: { id: `rcp_${id}`, external_id: id, addresses: { create: [{ channel: "email", value: `${id}@example.com` }] } } });
+    await h.prisma.recipient.create({
+      data: {
+        id: `rcp_${id}`,
+        external_id: id,
+        addresses: { create: [{ channel: "email", value: `${id}@example.com` }] },
+      },
+    });
   }
   await h.prisma.rule.create({
     data: {
@@ -26,14 +37,27 @@ beforeAll(async () => {
       template: "tpl",
       category: "transactional",
       channels: ["email"],
-      digest: { window: 3600, deliver_at: null, days: null, key: "{{ data.thread }}", send_after: null, max_items: 2, summarize: false, summary_fields: [] },
+      digest: {
+        window: 3600,
+        deliver_at: null,
+        days: null,
+        key: "{{ data.thread }}",
+        send_after: null,
+        max_items: 2,
+        summarize: false,
+        summary_fields: [],
+      },
     },
   });
 });
 afterAll(() => h.close());
 
 async function event(recipient: string, data: Record<string, unknown>): Promise<string> {
-  const res = await h.as(writer).post("/v1/events").send({ name: "comment.added", recipient, data }).expect(202);
+  const res = await h
+    .as(writer)
+    .post("/v1/events")
+    .send({ name: "comment.added", recipient, data })
+    .expect(202);
   await ingestEvent({ prisma: h.prisma, config: h.config, now }, res.body.id as string);
   return res.body.id as string;
 }
@@ -53,7 +77,8 @@ describe("reading digests", () => {
     await event("ann", { thread: "t2", n: 4 });
     tick(1000);
     await event("bob", { thread: "t1", n: 5 });
-    annT1 = (await h.prisma.digest.findFirstOrThrow({ where: { recipient_external_id: "ann", key: "t1" } })).id;
+    annT1 = (await h.prisma.digest.findFirstOrThrow({ where: { recipient_external_id: "ann", key: "t1" } }))
+      .id;
   });
 
   it("GET /v1/digests/{id}: the record with the kept events oldest first", async () => {
@@ -79,15 +104,31 @@ describe("reading digests", () => {
 
   it("GET /v1/digests: newest first, filtered by recipient and status, with cursor pages", async () => {
     const all = await h.as(reader).get("/v1/digests").expect(200);
-    expect(all.body.items.map((d: { recipient: string; key: string }) => `${d.recipient}/${d.key}`)).toEqual(["bob/t1", "ann/t2", "ann/t1"]);
+    expect(all.body.items.map((d: { recipient: string; key: string }) => `${d.recipient}/${d.key}`)).toEqual([
+      "bob/t1",
+      "ann/t2",
+      "ann/t1",
+    ]);
 
     const first = await h.as(reader).get("/v1/digests?recipient=ann&limit=1").expect(200);
     expect(first.body.items.map((d: { key: string }) => d.key)).toEqual(["t2"]);
-    const second = await h.as(reader).get(`/v1/digests?recipient=ann&limit=1&cursor=${first.body.next_cursor}`).expect(200);
-    expect([second.body.items.map((d: { key: string }) => d.key), second.body.next_cursor]).toEqual([["t1"], null]);
+    const second = await h
+      .as(reader)
+      .get(`/v1/digests?recipient=ann&limit=1&cursor=${first.body.next_cursor}`)
+      .expect(200);
+    expect([second.body.items.map((d: { key: string }) => d.key), second.body.next_cursor]).toEqual([
+      ["t1"],
+      null,
+    ]);
 
-    expect((await h.as(reader).get("/v1/digests?status=sent&recipient=bob").expect(200)).body).toEqual({ items: [], next_cursor: null });
-    expect((await h.as(reader).get("/v1/digests?recipient=nobody").expect(200)).body).toEqual({ items: [], next_cursor: null });
+    expect((await h.as(reader).get("/v1/digests?status=sent&recipient=bob").expect(200)).body).toEqual({
+      items: [],
+      next_cursor: null,
+    });
+    expect((await h.as(reader).get("/v1/digests?recipient=nobody").expect(200)).body).toEqual({
+      items: [],
+      next_cursor: null,
+    });
     await h.as(reader).get("/v1/digests?status=closed").expect(422);
   });
 
@@ -105,19 +146,36 @@ describe("POST /v1/digests/{id}/send", () => {
     tick(5 * 60_000);
 
     const res = await h.as(writer).post(`/v1/digests/${digest.id}/send`).expect(202);
-    expect(res.body).toMatchObject({ id: digest.id, status: "open", closes_at: "2024-01-16T08:05:00.000Z", message_id: null });
+    expect(res.body).toMatchObject({
+      id: digest.id,
+      status: "open",
+      closes_at: "2024-01-16T08:05:00.000Z",
+      message_id: null,
+    });
     const job = await h.queues.queue("digests").getJob(`${digest.id}-full`);
     expect(job?.data).toEqual({ digestId: digest.id });
 
     const closed = await closeDigest({ prisma: h.prisma, config: h.config, now }, digest.id);
     expect(closed.status).toBe("sent");
     const read = await h.as(reader).get(`/v1/digests/${digest.id}`).expect(200);
-    expect(read.body).toMatchObject({ status: "sent", sent_at: "2024-01-16T08:05:00.000Z", message_id: (closed as { messageId: string }).messageId });
+    expect(read.body).toMatchObject({
+      status: "sent",
+      sent_at: "2024-01-16T08:05:00.000Z",
+      message_id: (closed as { messageId: string }).messageId,
+    });
     const message = await h.as(reader).get(`/v1/messages/${read.body.message_id}`).expect(200);
-    expect(message.body).toMatchObject({ digest_id: digest.id, rule: "comments", status: "queued", content: { title: "1 updates" } });
+    expect(message.body).toMatchObject({
+      digest_id: digest.id,
+      rule: "comments",
+      status: "queued",
+      content: { title: "1 updates" },
+    });
 
     const again = await h.as(writer).post(`/v1/digests/${digest.id}/send`).expect(409);
-    expect([again.body.title, again.body.detail]).toEqual(["Invalid state", "digest is sent; only open digests can be sent"]);
+    expect([again.body.title, again.body.detail]).toEqual([
+      "Invalid state",
+      "digest is sent; only open digests can be sent",
+    ]);
   });
 
   it("needs messages:write", async () => {
@@ -135,8 +193,13 @@ describe("agent-bound keys see no digests (SPEC 1.4)", () => {
     const agentKey = await h.keyWith(["messages:read", "messages:write"], "bot");
     const digest = await h.prisma.digest.findFirstOrThrow({ where: { status: "open" } });
     const url = path.replace(":id", digest.id);
-    const res = method === "GET" ? await h.as(agentKey).get(url).expect(403) : await h.as(agentKey).post(url).expect(403);
+    const res =
+      method === "GET"
+        ? await h.as(agentKey).get(url).expect(403)
+        : await h.as(agentKey).post(url).expect(403);
     expect(res.body.detail).toBe("agent-bound keys cannot reach digests");
-    expect((await h.prisma.digest.findUniqueOrThrow({ where: { id: digest.id } })).closes_at).toEqual(digest.closes_at);
+    expect((await h.prisma.digest.findUniqueOrThrow({ where: { id: digest.id } })).closes_at).toEqual(
+      digest.closes_at,
+    );
   });
 });

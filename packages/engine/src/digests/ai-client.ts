@@ -18,7 +18,10 @@ export interface ChatMessage {
 export type ChatOutcome = { ok: true; text: string } | { ok: false; reason: string };
 
 interface ChatCompletion {
-  choices?: { finish_reason?: string | null; message?: { content?: string | null; refusal?: string | null } }[];
+  choices?: {
+    finish_reason?: string | null;
+    message?: { content?: string | null; refusal?: string | null };
+  }[];
 }
 
 export async function chatComplete(

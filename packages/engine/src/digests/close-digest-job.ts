@@ -22,17 +22,30 @@ export function closeDigestJob(deps: CloseDigestJobDeps): JobHandler<"close-dige
   return async ({ digestId }) => {
     const result = await closeDigest(deps, digestId);
     if (result.status === "not_due") {
-      await deps.queues.enqueue("close-digest", { digestId }, { sendAt: result.closesAt, jobId: closeDigestJobIds.at(digestId, result.closesAt) });
+      await deps.queues.enqueue(
+        "close-digest",
+        { digestId },
+        { sendAt: result.closesAt, jobId: closeDigestJobIds.at(digestId, result.closesAt) },
+      );
     } else if (result.status === "sent" || result.status === "skipped") {
       await enqueueDelivery(deps.queues, result.delivery);
     }
-    return result.status === "sent" ? { status: "sent", messageId: result.messageId, messageStatus: result.messageStatus } : result;
+    return result.status === "sent"
+      ? { status: "sent", messageId: result.messageId, messageStatus: result.messageStatus }
+      : result;
   };
 }
 
-async function enqueueDelivery(queues: Pick<Queues, "enqueue">, delivery: PendingDelivery | null): Promise<void> {
+async function enqueueDelivery(
+  queues: Pick<Queues, "enqueue">,
+  delivery: PendingDelivery | null,
+): Promise<void> {
   if (!delivery) return;
-  await queues.enqueue("deliver-message", { messageId: delivery.messageId, generation: delivery.generation }, { sendAt: delivery.sendAt });
+  await queues.enqueue(
+    "deliver-message",
+    { messageId: delivery.messageId, generation: delivery.generation },
+    { sendAt: delivery.sendAt },
+  );
 }
 
 /** Open digests due longer than this are presumed to have lost their job (the job itself runs on time). */
@@ -58,9 +71,11 @@ export function closeDueDigestsSweep(
         select: { id: true },
       });
       if (due.length === 0) return { found: 0 };
-      const jobs = due.map(
-        ({ id }): BulkItem<"close-digest"> => ({ name: "close-digest", payload: { digestId: id }, opts: { jobId: closeDigestJobIds.due(id) } }),
-      );
+      const jobs = due.map(({ id }): BulkItem<"close-digest"> => ({
+        name: "close-digest",
+        payload: { digestId: id },
+        opts: { jobId: closeDigestJobIds.due(id) },
+      }));
       const jobIds = await deps.queues.enqueueBulk(jobs);
       return { found: due.length, jobIds };
     },

@@ -1,6 +1,14 @@
 import type { SvcConfig } from "@svc/config";
 import type { RenderContext } from "@svc/core";
-import { $transaction, Prisma, type DigestRow, type PrismaClient, type RecipientRow, type RuleRow, type TransactionClient } from "@svc/store";
+import {
+  $transaction,
+  Prisma,
+  type DigestRow,
+  type PrismaClient,
+  type RecipientRow,
+  type RuleRow,
+  type TransactionClient,
+} from "@svc/store";
 import { ComposeReferenceError } from "../compose/compose-errors";
 import { composeMessage } from "../compose/compose-message";
 import type { ComposeRequest, ContentOverride } from "../compose/compose-types";
@@ -42,7 +50,8 @@ export async function closeDigest(deps: CloseDigestDeps, digestId: string): Prom
   const now = deps.now();
   const digest = await deps.prisma.digest.findUnique({ where: { id: digestId } });
   if (!digest) return { status: "skipped", reason: "not_found", delivery: null };
-  if (digest.status !== "open") return { status: "skipped", reason: "not_open", delivery: await queuedMessage(deps.prisma, digest) };
+  if (digest.status !== "open")
+    return { status: "skipped", reason: "not_open", delivery: await queuedMessage(deps.prisma, digest) };
   const rule = await deps.prisma.rule.findUnique({ where: { key: digest.rule_key } });
   const policy = (rule?.digest ?? null) as StoredDigestPolicy | null;
   if (!isDue(digest, policy, now)) return { status: "not_due", closesAt: digest.closes_at };
@@ -59,13 +68,18 @@ export async function closeDigest(deps: CloseDigestDeps, digestId: string): Prom
     deps.prisma,
     async (tx): Promise<CloseDigestResult> => {
       await lockPerson(tx, { id: digest.recipient_id, external_id: digest.recipient_external_id });
-      const current = await tx.digest.findUnique({ where: { id: digestId }, include: { items: true, recipient: true } });
+      const current = await tx.digest.findUnique({
+        where: { id: digestId },
+        include: { items: true, recipient: true },
+      });
       if (!current) return { status: "skipped", reason: "not_found", delivery: null };
       if (current.status !== "open") return { status: "skipped", reason: "not_open", delivery: null };
       const liveRule = await tx.rule.findUnique({ where: { key: current.rule_key } });
       if (!liveRule || !liveRule.enabled) {
         const reason = liveRule ? "rule disabled" : "rule deleted";
-        return (await cancel(tx, digestId, reason, now)) ? { status: "cancelled", reason } : { status: "skipped", reason: "not_open", delivery: null };
+        return (await cancel(tx, digestId, reason, now))
+          ? { status: "cancelled", reason }
+          : { status: "skipped", reason: "not_open", delivery: null };
       }
       const { count } = await tx.digest.updateMany({
         where: { id: digestId, status: "open" },
@@ -82,13 +96,19 @@ export async function closeDigest(deps: CloseDigestDeps, digestId: string): Prom
       try {
         const { message } = await composeMessage(tx, { config: deps.config, now: () => now }, request);
         await tx.digest.update({ where: { id: digestId }, data: { message_id: message.id } });
-        const delivery = message.status === "queued" ? { messageId: message.id, generation: message.generation, sendAt: message.send_at } : null;
+        const delivery =
+          message.status === "queued"
+            ? { messageId: message.id, generation: message.generation, sendAt: message.send_at }
+            : null;
         return { status: "sent", messageId: message.id, messageStatus: message.status, delivery };
       } catch (error) {
         // The rule's category vanished: nothing can be composed, so the digest ends cancelled.
         if (!(error instanceof ComposeReferenceError) || error.reference !== "category") throw error;
         const reason = `misconfigured: ${error.message}`;
-        await tx.digest.update({ where: { id: digestId }, data: { status: "cancelled", status_reason: reason, sent_at: null } });
+        await tx.digest.update({
+          where: { id: digestId },
+          data: { status: "cancelled", status_reason: reason, sent_at: null },
+        });
         return { status: "cancelled", reason };
       }
     },
@@ -120,7 +140,12 @@ function digestComposeRequest(
     agentKey: null,
     apiKeyId: null,
     // No single event: `expires_in` counts from the close (ComposeRequest: "or now").
-    rule: { key: rule.key, delaySeconds: rule.delay_seconds, cooldownSeconds: rule.cooldown_seconds, expiresInSeconds: rule.expires_in_seconds },
+    rule: {
+      key: rule.key,
+      delaySeconds: rule.delay_seconds,
+      cooldownSeconds: rule.cooldown_seconds,
+      expiresInSeconds: rule.expires_in_seconds,
+    },
     event: null,
     digestId: digest.id,
     dedupKey: digestDedupKey(digest.id),
@@ -153,7 +178,10 @@ async function freeze(deps: CloseDigestDeps, digest: DigestRow, now: Date): Prom
         data: { open_key: null, updated_at: now },
       });
       if (count === 0) return null;
-      const current = await tx.digest.findUniqueOrThrow({ where: { id: digest.id }, include: { items: true, recipient: true } });
+      const current = await tx.digest.findUniqueOrThrow({
+        where: { id: digest.id },
+        include: { items: true, recipient: true },
+      });
       const { recipient, ...rest } = current;
       return { digest: rest, recipient };
     },
@@ -161,7 +189,12 @@ async function freeze(deps: CloseDigestDeps, digest: DigestRow, now: Date): Prom
   );
 }
 
-async function summarize(deps: CloseDigestDeps, rule: RuleRow, policy: StoredDigestPolicy, frozen: FrozenDigest): Promise<ContentOverride> {
+async function summarize(
+  deps: CloseDigestDeps,
+  rule: RuleRow,
+  policy: StoredDigestPolicy,
+  frozen: FrozenDigest,
+): Promise<ContentOverride> {
   const { digest, recipient } = frozen;
   const data = digestTemplateData(digest, digest.items);
   const template = await deps.prisma.template.findUnique({ where: { key: rule.template } });
@@ -185,12 +218,21 @@ async function summarize(deps: CloseDigestDeps, rule: RuleRow, policy: StoredDig
     events: data.events,
     summaryFields: policy.summary_fields,
   });
-  if (summary.source === "template") deps.logger?.warn("digest summary fell back to the template", { digest_id: digest.id, reason: summary.reason });
+  if (summary.source === "template")
+    deps.logger?.warn("digest summary fell back to the template", {
+      digest_id: digest.id,
+      reason: summary.reason,
+    });
   return override;
 }
 
 async function queuedMessage(prisma: PrismaClient, digest: DigestRow): Promise<PendingDelivery | null> {
   if (digest.message_id === null) return null;
-  const message = await prisma.message.findUnique({ where: { id: digest.message_id }, select: { id: true, status: true, generation: true, send_at: true } });
-  return message?.status === "queued" ? { messageId: message.id, generation: message.generation, sendAt: message.send_at } : null;
+  const message = await prisma.message.findUnique({
+    where: { id: digest.message_id },
+    select: { id: true, status: true, generation: true, send_at: true },
+  });
+  return message?.status === "queued"
+    ? { messageId: message.id, generation: message.generation, sendAt: message.send_at }
+    : null;
 }

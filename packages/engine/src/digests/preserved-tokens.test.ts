@@ -3,9 +3,15 @@ import { missingToken, preservedTokens } from "./preserved-tokens";
 describe("preservedTokens", () => {
   it.each([
     ["3 new comments on PR 42", { links: [], numbers: ["3", "42"] }],
-    ["Total 1,250.50 EUR at 09:30 on 2024/01/15", { links: [], numbers: ["1,250.50", "09:30", "2024/01/15"] }],
+    [
+      "Total 1,250.50 EUR at 09:30 on 2024/01/15",
+      { links: [], numbers: ["1,250.50", "09:30", "2024/01/15"] },
+    ],
     ["See https://x.example/pr/42?tab=1.", { links: ["https://x.example/pr/42?tab=1"], numbers: [] }],
-    ["Leave: [[svc:unsubscribe_url]] (or https://a.example/b)", { links: ["[[svc:unsubscribe_url]]", "https://a.example/b"], numbers: [] }],
+    [
+      "Leave: [[svc:unsubscribe_url]] (or https://a.example/b)",
+      { links: ["[[svc:unsubscribe_url]]", "https://a.example/b"], numbers: [] },
+    ],
     ["no digits here", { links: [], numbers: [] }],
   ])("%s", (text, expected) => {
     expect(preservedTokens(text)).toEqual(expected);
@@ -14,7 +20,12 @@ describe("preservedTokens", () => {
 
 describe("missingToken", () => {
   it.each([
-    ["everything kept, reordered", "3 comments, see https://x.example/1", "See https://x.example/1 for 3 comments", null],
+    [
+      "everything kept, reordered",
+      "3 comments, see https://x.example/1",
+      "See https://x.example/1 for 3 comments",
+      null,
+    ],
     ["a number dropped", "3 comments from 2 people", "Comments from 2 people", "3"],
     ["a number changed into a longer one", "5 comments", "15 comments", "5"],
     ["a link dropped", "Open https://x.example/1 now", "Open it now", "https://x.example/1"],

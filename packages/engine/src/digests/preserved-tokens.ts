@@ -12,7 +12,9 @@ export interface PreservedTokens {
 }
 
 export function preservedTokens(text: string): PreservedTokens {
-  const links = (text.match(LINK) ?? []).map((link) => (link.startsWith("[[") ? link : link.replace(TRAILING, "")));
+  const links = (text.match(LINK) ?? []).map((link) =>
+    link.startsWith("[[") ? link : link.replace(TRAILING, ""),
+  );
   const withoutLinks = text.replace(LINK, " ");
   return { links: unique(links), numbers: unique(withoutLinks.match(NUMBER) ?? []) };
 }

@@ -38,7 +38,9 @@ export function serializeDigest(row: DigestWithItems): DigestView {
     created_at: row.created_at.toISOString(),
     closes_at: row.closes_at.toISOString(),
     count: row.count,
-    items: [...row.items].sort((a, b) => a.position - b.position).map((item) => ({ event_id: item.event_id, data: item.data })),
+    items: [...row.items]
+      .sort((a, b) => a.position - b.position)
+      .map((item) => ({ event_id: item.event_id, data: item.data })),
     sent_at: row.sent_at?.toISOString() ?? null,
     message_id: row.message_id,
   };
@@ -49,14 +51,22 @@ export function assertMaySeeDigests(principal: Principal): void {
   if (principal.agentKey !== null) throw new AppError("forbidden", "agent-bound keys cannot reach digests");
 }
 
-export async function loadDigestFor(prisma: PrismaClient, principal: Principal, id: string): Promise<DigestWithItems> {
+export async function loadDigestFor(
+  prisma: PrismaClient,
+  principal: Principal,
+  id: string,
+): Promise<DigestWithItems> {
   assertMaySeeDigests(principal);
   const row = await prisma.digest.findUnique({ where: { id }, include: { items: true } });
   if (!row) throw new AppError("not_found", `no digest '${id}'`);
   return row;
 }
 
-export async function getDigest({ prisma }: { prisma: PrismaClient }, principal: Principal, id: string): Promise<DigestView> {
+export async function getDigest(
+  { prisma }: { prisma: PrismaClient },
+  principal: Principal,
+  id: string,
+): Promise<DigestView> {
   return serializeDigest(await loadDigestFor(prisma, principal, id));
 }
 
@@ -71,7 +81,10 @@ export async function listDigests(
   const filters: Prisma.DigestWhereInput[] = [];
   if (query.recipient !== undefined) {
     // By internal id, which the (recipient_id, created_at) index serves.
-    const recipient = await prisma.recipient.findUnique({ where: { external_id: query.recipient }, select: { id: true } });
+    const recipient = await prisma.recipient.findUnique({
+      where: { external_id: query.recipient },
+      select: { id: true },
+    });
     if (!recipient) return { items: [], next_cursor: null };
     filters.push({ recipient_id: recipient.id });
   }

@@ -16,7 +16,11 @@ export interface SendDigestNowDeps {
  * Compare-and-set on `open`; any other state is 409 `Invalid state`. Should Redis refuse the
  * job, the digest is due anyway and the `close-due-digests` sweep sends it.
  */
-export async function sendDigestNow(deps: SendDigestNowDeps, principal: Principal, id: string): Promise<DigestView> {
+export async function sendDigestNow(
+  deps: SendDigestNowDeps,
+  principal: Principal,
+  id: string,
+): Promise<DigestView> {
   await loadDigestFor(deps.prisma, principal, id);
   const now = deps.now();
   // A digest already due keeps its `closes_at`; one being closed right now stays open until sent.
@@ -31,7 +35,10 @@ export async function sendDigestNow(deps: SendDigestNowDeps, principal: Principa
   try {
     await deps.queues.enqueue("close-digest", { digestId: id }, { jobId: closeDigestJobIds.now(id) });
   } catch (error) {
-    deps.logger.warn("close-digest not enqueued; the sweep will close the digest", { digest_id: id, error: (error as Error).message });
+    deps.logger.warn("close-digest not enqueued; the sweep will close the digest", {
+      digest_id: id,
+      error: (error as Error).message,
+    });
   }
   return serializeDigest(row);
 }

@@ -37,7 +37,13 @@ const SYSTEM_PROMPT = [
 export function aiSettingsOf(config: SvcConfig): AiSettings | null {
   const { ai } = config;
   if (!ai.enabled || ai.base_url === null || ai.model === null) return null;
-  return { baseUrl: ai.base_url, model: ai.model, apiKey: config.secrets.aiApiKey, timeoutMs: ai.timeout_ms, maxTokens: ai.max_tokens };
+  return {
+    baseUrl: ai.base_url,
+    model: ai.model,
+    apiKey: config.secrets.aiApiKey,
+    timeoutMs: ai.timeout_ms,
+    maxTokens: ai.max_tokens,
+  };
 }
 
 /** Only these keys of each event's data reach the AI. */
@@ -45,21 +51,28 @@ export function sharedUpdates(events: unknown[], fields: readonly string[]): Rec
   return events.map((data) => {
     const shared: Record<string, unknown> = {};
     if (typeof data !== "object" || data === null || Array.isArray(data)) return shared;
-    for (const field of fields) if (Object.hasOwn(data, field)) shared[field] = (data as Record<string, unknown>)[field];
+    for (const field of fields)
+      if (Object.hasOwn(data, field)) shared[field] = (data as Record<string, unknown>)[field];
     return shared;
   });
 }
 
 /** The content override for compose: the AI text when it passed every check, else the template's. */
-export async function summarizeDigest(input: SummarizeInput): Promise<{ override: ContentOverride; summary: DigestSummary }> {
+export async function summarizeDigest(
+  input: SummarizeInput,
+): Promise<{ override: ContentOverride; summary: DigestSummary }> {
   const summary = await rewrite(input);
   if (summary.source === "template") {
-    return { summary, override: { text: null, extra: { summary: "template", summary_fallback: summary.reason } } };
+    return {
+      summary,
+      override: { text: null, extra: { summary: "template", summary_fallback: summary.reason } },
+    };
   }
   return { summary: { source: "ai" }, override: { text: summary.text, extra: { summary: "ai" } } };
 }
 
-type Rewrite = { source: "ai"; text: { title: string; body: string } } | { source: "template"; reason: string };
+type Rewrite =
+  { source: "ai"; text: { title: string; body: string } } | { source: "template"; reason: string };
 
 async function rewrite(input: SummarizeInput): Promise<Rewrite> {
   const fallback = (reason: string): Rewrite => ({ source: "template", reason });
@@ -94,7 +107,8 @@ function parseAnswer(text: string): { title: string; body: string } | null {
   try {
     const parsed = JSON.parse(unfenced) as { title?: unknown; body?: unknown };
     const { title, body } = parsed ?? {};
-    if (typeof title !== "string" || typeof body !== "string" || title.trim() === "" || body.trim() === "") return null;
+    if (typeof title !== "string" || typeof body !== "string" || title.trim() === "" || body.trim() === "")
+      return null;
     return { title: title.trim(), body: body.trim() };
   } catch {
     return null;

@@ -1,8 +1,22 @@
 import { $transaction } from "@svc/store";
 import { composeMessage } from "../../compose/compose-message";
 import { listMessages } from "../../messages/list-messages";
-import { closeDigestJob, closeDigestJobIds, closeDueDigestsSweep, DUE_DIGEST_GRACE_MS } from "../close-digest-job";
-import { digestPolicy, makeDigestRule, makeRecipient, makeTemplate, NOW, openDigestOf, startDigestWorld, type World } from "./digest-fixtures";
+import {
+  closeDigestJob,
+  closeDigestJobIds,
+  closeDueDigestsSweep,
+  DUE_DIGEST_GRACE_MS,
+} from "../close-digest-job";
+import {
+  digestPolicy,
+  makeDigestRule,
+  makeRecipient,
+  makeTemplate,
+  NOW,
+  openDigestOf,
+  startDigestWorld,
+  type World,
+} from "./digest-fixtures";
 
 // Closing digests (SPEC 1.7, 3.3) on a real database: exact template data, send_after, rule
 // disabled/deleted, fresh digests, deliver_at in the person's zone, policy suppression, races, sweep.
@@ -24,7 +38,12 @@ const payloadOf = (id: string) => w.prisma.message.findUniqueOrThrow({ where: { 
 
 it("the window's end sends one message with count, kept events oldest first, first/last, omitted and key", async () => {
   await makeRecipient(w.prisma, "ann");
-  await makeDigestRule(w.prisma, { key: "window", event: "n.window", template: "list", digest: digestPolicy({ key: "{{ data.thread }}", max_items: 2 }) });
+  await makeDigestRule(w.prisma, {
+    key: "window",
+    event: "n.window",
+    template: "list",
+    digest: digestPolicy({ key: "{{ data.thread }}", max_items: 2 }),
+  });
   w.clock.set(NOW);
   for (const n of [1, 2, 3, 4]) await w.event("n.window", "ann", { thread: "t1", n });
   const digest = await openDigestOf(w.prisma, "window");
@@ -36,15 +55,46 @@ it("the window's end sends one message with count, kept events oldest first, fir
   const messageId = (result as { messageId: string }).messageId;
 
   const message = await payloadOf(messageId);
-  expect(message.data).toEqual({ count: 4, events: [{ thread: "t1", n: 3 }, { thread: "t1", n: 4 }], first: { thread: "t1", n: 3 }, last: { thread: "t1", n: 4 }, omitted: 2, key: "t1" });
-  expect(message).toMatchObject({ digest_id: digest.id, dedup_key: `dig:${digest.id}`, rule: "window", event_id: null, sender: "backend", status: "queued", send_at: digest.closes_at });
-  expect(message.content).toMatchObject({ title: "4 updates (2 not shown)", body: "3;4; first=3 last=4 key=t1" });
+  expect(message.data).toEqual({
+    count: 4,
+    events: [
+      { thread: "t1", n: 3 },
+      { thread: "t1", n: 4 },
+    ],
+    first: { thread: "t1", n: 3 },
+    last: { thread: "t1", n: 4 },
+    omitted: 2,
+    key: "t1",
+  });
+  expect(message).toMatchObject({
+    digest_id: digest.id,
+    dedup_key: `dig:${digest.id}`,
+    rule: "window",
+    event_id: null,
+    sender: "backend",
+    status: "queued",
+    send_at: digest.closes_at,
+  });
+  expect(message.content).toMatchObject({
+    title: "4 updates (2 not shown)",
+    body: "3;4; first=3 last=4 key=t1",
+  });
   const closed = await w.prisma.digest.findUniqueOrThrow({ where: { id: digest.id } });
-  expect(closed).toMatchObject({ status: "sent", open_key: null, message_id: messageId, sent_at: digest.closes_at, status_reason: null });
+  expect(closed).toMatchObject({
+    status: "sent",
+    open_key: null,
+    message_id: messageId,
+    sent_at: digest.closes_at,
+    status_reason: null,
+  });
   expect(result).toMatchObject({ delivery: { messageId, generation: 0, sendAt: digest.closes_at } });
 
   // Closing again (a retried job) changes nothing and writes no second message.
-  expect(await w.closeDigest(digest.id)).toEqual({ status: "skipped", reason: "not_open", delivery: { messageId, generation: 0, sendAt: digest.closes_at } });
+  expect(await w.closeDigest(digest.id)).toEqual({
+    status: "skipped",
+    reason: "not_open",
+    delivery: { messageId, generation: 0, sendAt: digest.closes_at },
+  });
   expect(await w.prisma.message.count({ where: { rule: "window" } })).toBe(1);
 });
 
@@ -57,7 +107,12 @@ it("before closes_at nothing happens; the job reschedules itself at closes_at un
 
   w.clock.set(at(HOUR - 1000));
   const job = closeDigestJob({ prisma: w.prisma, config: w.config, now: w.clock.now, queues: w.queues });
-  expect(await job({ digestId: digest.id }, { id: "x", name: "close-digest", queue: "digests", attemptsMade: 0, attempts: 8 })).toEqual({ status: "not_due", closesAt: digest.closes_at });
+  expect(
+    await job(
+      { digestId: digest.id },
+      { id: "x", name: "close-digest", queue: "digests", attemptsMade: 0, attempts: 8 },
+    ),
+  ).toEqual({ status: "not_due", closesAt: digest.closes_at });
   expect((await w.prisma.digest.findUniqueOrThrow({ where: { id: digest.id } })).status).toBe("open");
   const again = await w.queues.queue("digests").getJob(closeDigestJobIds.at(digest.id, digest.closes_at));
   expect(again?.data).toEqual({ digestId: digest.id });
@@ -65,7 +120,12 @@ it("before closes_at nothing happens; the job reschedules itself at closes_at un
 
 it("send_after closes at once: the event that reaches it makes the digest due now", async () => {
   await makeRecipient(w.prisma, "sa");
-  await makeDigestRule(w.prisma, { key: "after", event: "n.after", template: "list", digest: digestPolicy({ send_after: 3 }) });
+  await makeDigestRule(w.prisma, {
+    key: "after",
+    event: "n.after",
+    template: "list",
+    digest: digestPolicy({ send_after: 3 }),
+  });
   w.clock.set(NOW);
   for (const n of [1, 2]) await w.event("n.after", "sa", { n });
   const digest = await openDigestOf(w.prisma, "after");
@@ -73,11 +133,18 @@ it("send_after closes at once: the event that reaches it makes the digest due no
   await w.event("n.after", "sa", { n: 3 });
   const result = await w.closeDigest(digest.id);
   expect(result).toMatchObject({ status: "sent", messageStatus: "queued" });
-  expect((await payloadOf((result as { messageId: string }).messageId)).data).toMatchObject({ count: 3, omitted: 0 });
+  expect((await payloadOf((result as { messageId: string }).messageId)).data).toMatchObject({
+    count: 3,
+    omitted: 0,
+  });
 });
 
 it.each([
-  ["disabled", (key: string) => w.prisma.rule.update({ where: { key }, data: { enabled: false } }), "rule disabled"],
+  [
+    "disabled",
+    (key: string) => w.prisma.rule.update({ where: { key }, data: { enabled: false } }),
+    "rule disabled",
+  ],
   ["deleted", (key: string) => w.prisma.rule.delete({ where: { key } }), "rule deleted"],
 ])("a rule %s before the close cancels the digest and sends nothing", async (name, change, reason) => {
   const key = `gone-${name}`;
@@ -90,7 +157,12 @@ it.each([
 
   w.clock.set(digest.closes_at);
   expect(await w.closeDigest(digest.id)).toEqual({ status: "cancelled", reason });
-  expect(await w.prisma.digest.findUniqueOrThrow({ where: { id: digest.id } })).toMatchObject({ status: "cancelled", status_reason: reason, open_key: null, message_id: null });
+  expect(await w.prisma.digest.findUniqueOrThrow({ where: { id: digest.id } })).toMatchObject({
+    status: "cancelled",
+    status_reason: reason,
+    open_key: null,
+    message_id: null,
+  });
   expect(await w.prisma.message.count({ where: { digest_id: digest.id } })).toBe(0);
 });
 
@@ -104,7 +176,11 @@ it("the next event after a send opens a fresh digest", async () => {
   await w.closeDigest(first.id);
   await w.event("n.fresh", "fresh", { n: 2 });
 
-  const digests = await w.prisma.digest.findMany({ where: { rule_key: "fresh" }, orderBy: { created_at: "asc" }, include: { items: true } });
+  const digests = await w.prisma.digest.findMany({
+    where: { rule_key: "fresh" },
+    orderBy: { created_at: "asc" },
+    include: { items: true },
+  });
   expect(digests.map((d) => [d.status, d.count, d.items.map((i) => (i.data as { n: number }).n)])).toEqual([
     ["sent", 1, [1]],
     ["open", 1, [2]],
@@ -115,22 +191,40 @@ it("the next event after a send opens a fresh digest", async () => {
 it("deliver_at is read in the person's zone and quiet hours still apply to the digest message", async () => {
   await w.prisma.category.create({ data: { key: "nightly", respect_quiet_hours: true } });
   await makeRecipient(w.prisma, "ny", { timezone: "America/New_York" });
-  await makeDigestRule(w.prisma, { key: "nine", event: "n.nine", template: "list", digest: digestPolicy({ window: null, deliver_at: "09:00" }) });
-  await makeDigestRule(w.prisma, { key: "late", event: "n.late", template: "list", category: "nightly", digest: digestPolicy({ window: null, deliver_at: "23:00" }) });
+  await makeDigestRule(w.prisma, {
+    key: "nine",
+    event: "n.nine",
+    template: "list",
+    digest: digestPolicy({ window: null, deliver_at: "09:00" }),
+  });
+  await makeDigestRule(w.prisma, {
+    key: "late",
+    event: "n.late",
+    template: "list",
+    category: "nightly",
+    digest: digestPolicy({ window: null, deliver_at: "23:00" }),
+  });
   w.clock.set(NOW); // 07:00 in New York
   await w.event("n.nine", "ny", { n: 1 });
   await w.event("n.late", "ny", { n: 1 });
   const nine = await openDigestOf(w.prisma, "nine");
   const late = await openDigestOf(w.prisma, "late");
-  expect([nine.closes_at.toISOString(), late.closes_at.toISOString()]).toEqual(["2024-01-15T14:00:00.000Z", "2024-01-16T04:00:00.000Z"]);
+  expect([nine.closes_at.toISOString(), late.closes_at.toISOString()]).toEqual([
+    "2024-01-15T14:00:00.000Z",
+    "2024-01-16T04:00:00.000Z",
+  ]);
 
   w.clock.set(nine.closes_at);
   const sentNine = await w.closeDigest(nine.id);
   w.clock.set(late.closes_at);
   const sentLate = await w.closeDigest(late.id);
-  const sendAt = async (r: typeof sentNine) => (await payloadOf((r as { messageId: string }).messageId)).send_at.toISOString();
+  const sendAt = async (r: typeof sentNine) =>
+    (await payloadOf((r as { messageId: string }).messageId)).send_at.toISOString();
   // 23:00 falls in the default 22:00-08:00 quiet hours: the message waits for 08:00 New York time.
-  expect([await sendAt(sentNine), await sendAt(sentLate)]).toEqual(["2024-01-15T14:00:00.000Z", "2024-01-16T13:00:00.000Z"]);
+  expect([await sendAt(sentNine), await sendAt(sentLate)]).toEqual([
+    "2024-01-15T14:00:00.000Z",
+    "2024-01-16T13:00:00.000Z",
+  ]);
 });
 
 it("a digest message stopped by a frequency cap is in the message log as suppressed, with its digest_id", async () => {
@@ -139,10 +233,25 @@ it("a digest message stopped by a frequency cap is in the message log as suppres
   await makeDigestRule(w.prisma, { key: "capped", event: "n.capped", template: "list", category: "capped" });
   w.clock.set(NOW);
   await $transaction(w.prisma, (tx) =>
-    composeMessage(tx, { config: w.config, now: w.clock.now }, {
-      recipientId: person.id, template: "list", category: "capped", channels: ["email"], importance: "normal", data: {},
-      sender: "backend", agentKey: null, apiKeyId: null, rule: null, event: null, dedupKey: null, expiresAt: null,
-    }),
+    composeMessage(
+      tx,
+      { config: w.config, now: w.clock.now },
+      {
+        recipientId: person.id,
+        template: "list",
+        category: "capped",
+        channels: ["email"],
+        importance: "normal",
+        data: {},
+        sender: "backend",
+        agentKey: null,
+        apiKeyId: null,
+        rule: null,
+        event: null,
+        dedupKey: null,
+        expiresAt: null,
+      },
+    ),
   );
   await w.event("n.capped", "capped", { n: 1 });
   const digest = await openDigestOf(w.prisma, "capped");
@@ -150,8 +259,14 @@ it("a digest message stopped by a frequency cap is in the message log as suppres
   const result = await w.closeDigest(digest.id);
   expect(result).toMatchObject({ status: "sent", messageStatus: "suppressed", delivery: null });
 
-  const page = await listMessages({ prisma: w.prisma }, { keyId: "k", keyName: "k", scopes: ["admin"], agentKey: null }, { recipient: "capped", status: "suppressed" });
-  expect(page.items.map((m) => [m.status, m.status_reason, m.digest_id])).toEqual([["suppressed", "frequency_cap: 1 per P1D", digest.id]]);
+  const page = await listMessages(
+    { prisma: w.prisma },
+    { keyId: "k", keyName: "k", scopes: ["admin"], agentKey: null },
+    { recipient: "capped", status: "suppressed" },
+  );
+  expect(page.items.map((m) => [m.status, m.status_reason, m.digest_id])).toEqual([
+    ["suppressed", "frequency_cap: 1 per P1D", digest.id],
+  ]);
   expect((await w.prisma.digest.findUniqueOrThrow({ where: { id: digest.id } })).status).toBe("sent");
 });
 
@@ -177,7 +292,10 @@ it("the close job enqueues the delivery of a queued digest message after the com
   const digest = await openDigestOf(w.prisma, "deliver");
   w.clock.set(digest.closes_at);
   const job = closeDigestJob({ prisma: w.prisma, config: w.config, now: w.clock.now, queues: w.queues });
-  const out = (await job({ digestId: digest.id }, { id: digest.id, name: "close-digest", queue: "digests", attemptsMade: 0, attempts: 8 })) as { messageId: string };
+  const out = (await job(
+    { digestId: digest.id },
+    { id: digest.id, name: "close-digest", queue: "digests", attemptsMade: 0, attempts: 8 },
+  )) as { messageId: string };
   const delivery = await w.queues.queue("delivery").getJob(`${out.messageId}-0`);
   expect(delivery?.data).toEqual({ messageId: out.messageId, generation: 0 });
 });
@@ -185,7 +303,12 @@ it("the close job enqueues the delivery of a queued digest message after the com
 it("the sweep re-enqueues open digests due past the grace (a lost job), under a stable id, and nothing else", async () => {
   await makeRecipient(w.prisma, "lost");
   await makeDigestRule(w.prisma, { key: "lost", event: "n.lost", template: "list" });
-  await makeDigestRule(w.prisma, { key: "young", event: "n.young", template: "list", digest: digestPolicy({ window: 7200 }) });
+  await makeDigestRule(w.prisma, {
+    key: "young",
+    event: "n.young",
+    template: "list",
+    digest: digestPolicy({ window: 7200 }),
+  });
   w.clock.set(NOW);
   await w.event("n.lost", "lost", { n: 1 });
   await w.event("n.young", "lost", { n: 1 });
@@ -208,4 +331,25 @@ it("the sweep re-enqueues open digests due past the grace (a lost job), under a 
   const before = await w.queues.queue("digests").getJobCountByTypes("wait", "delayed", "prioritized");
   await run(later);
   expect(await w.queues.queue("digests").getJobCountByTypes("wait", "delayed", "prioritized")).toBe(before);
+});
+
+it("a rule whose category vanished cancels the digest as misconfigured, with no message", async () => {
+  await w.prisma.category.create({ data: { key: "doomed" } });
+  await makeRecipient(w.prisma, "doomed");
+  await makeDigestRule(w.prisma, { key: "doomed", event: "n.doomed", template: "list", category: "doomed" });
+  w.clock.set(NOW);
+  await w.event("n.doomed", "doomed", { n: 1 });
+  const digest = await openDigestOf(w.prisma, "doomed");
+  await w.prisma.category.delete({ where: { key: "doomed" } });
+
+  w.clock.set(digest.closes_at);
+  const reason = "misconfigured: category 'doomed' does not exist";
+  expect(await w.closeDigest(digest.id)).toEqual({ status: "cancelled", reason });
+  expect(await w.prisma.digest.findUniqueOrThrow({ where: { id: digest.id } })).toMatchObject({
+    status: "cancelled",
+    status_reason: reason,
+    sent_at: null,
+    message_id: null,
+  });
+  expect(await w.prisma.message.count({ where: { digest_id: digest.id } })).toBe(0);
 });

@@ -1,9 +1,9 @@
 // A real database and Redis prefix per test file, events going through accept + ingest, and a
 // clock the test moves. Only what a test is about is given; the rest has quiet defaults.
 import { parseConfig, type SvcConfig } from "@svc/config";
-import { createQueues, type Queues } from "@svc/queue";
+import { createQueues } from "@svc/queue";
 import { Prisma, type PrismaClient } from "@svc/store";
-import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
+import { createTestDatabase, testRedisPrefix, type TestRedisPrefix } from "@svc/testkit";
 import { acceptEvent } from "../../events/accept-event";
 import { ingestEvent } from "../../ingest/ingest-event";
 import { closeDigest } from "../close-digest";
@@ -22,8 +22,14 @@ export class TestClock {
   }
 }
 
-export function digestConfig(over: Record<string, unknown> = {}, env: Record<string, string> = {}): SvcConfig {
-  return parseConfig({ channels: { email: { provider: "console" }, sms: { provider: "console" } }, ...over }, env);
+export function digestConfig(
+  over: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): SvcConfig {
+  return parseConfig(
+    { channels: { email: { provider: "console" }, sms: { provider: "console" } }, ...over },
+    env,
+  );
 }
 
 export async function startDigestWorld(name: string, config = digestConfig()) {
@@ -48,7 +54,8 @@ export async function startDigestWorld(name: string, config = digestConfig()) {
       if (result.status !== "processed") throw new Error(`event not processed: ${JSON.stringify(result)}`);
       return accepted.event.id;
     },
-    closeDigest: (digestId: string, withConfig: SvcConfig = config) => closeDigest({ prisma, config: withConfig, now: clock.now }, digestId),
+    closeDigest: (digestId: string, withConfig: SvcConfig = config) =>
+      closeDigest({ prisma, config: withConfig, now: clock.now }, digestId),
     async stop() {
       await queues.close();
       await redis.cleanup();
@@ -86,17 +93,38 @@ export const digestPolicy = (over: Record<string, unknown> = {}) => ({
 export async function makeDigestRule(prisma: PrismaClient, fields: DigestRuleFields) {
   const { digest, ...rest } = fields;
   return prisma.rule.create({
-    data: { category: "transactional", channels: ["email"], ...rest, digest: (digest ?? digestPolicy()) as Prisma.InputJsonValue },
+    data: {
+      category: "transactional",
+      channels: ["email"],
+      ...rest,
+      digest: (digest ?? digestPolicy()) as Prisma.InputJsonValue,
+    },
   });
 }
 
-export async function makeTemplate(prisma: PrismaClient, key: string, locale: Record<string, unknown>, aiAttributes: string[] = []) {
-  await prisma.template.create({ data: { key, locales: { en: locale } as Prisma.InputJsonValue, ai_attributes: aiAttributes } });
+export async function makeTemplate(
+  prisma: PrismaClient,
+  key: string,
+  locale: Record<string, unknown>,
+  aiAttributes: string[] = [],
+) {
+  await prisma.template.create({
+    data: { key, locales: { en: locale } as Prisma.InputJsonValue, ai_attributes: aiAttributes },
+  });
 }
 
-export async function makeRecipient(prisma: PrismaClient, externalId: string, fields: { timezone?: string } = {}) {
+export async function makeRecipient(
+  prisma: PrismaClient,
+  externalId: string,
+  fields: { timezone?: string } = {},
+) {
   return prisma.recipient.create({
-    data: { id: `rcp_${externalId}`, external_id: externalId, ...fields, addresses: { create: [{ channel: "email", value: `${externalId}@example.com` }] } },
+    data: {
+      id: `rcp_${externalId}`,
+      external_id: externalId,
+      ...fields,
+      addresses: { create: [{ channel: "email", value: `${externalId}@example.com` }] },
+    },
   });
 }
 

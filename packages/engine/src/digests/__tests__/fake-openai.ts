@@ -26,7 +26,11 @@ export const completion = (content: unknown, finishReason = "stop", extra: Recor
     {
       index: 0,
       finish_reason: finishReason,
-      message: { role: "assistant", content: typeof content === "string" ? content : JSON.stringify(content), ...extra },
+      message: {
+        role: "assistant",
+        content: typeof content === "string" ? content : JSON.stringify(content),
+        ...extra,
+      },
     },
   ],
 });
@@ -38,7 +42,11 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      received.push({ path: req.url ?? "", headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Received["body"] });
+      received.push({
+        path: req.url ?? "",
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Received["body"],
+      });
       const current = reply;
       const send = () => {
         if (res.destroyed) return;

@@ -1,4 +1,14 @@
-import { digestConfig, digestPolicy, makeDigestRule, makeRecipient, makeTemplate, NOW, openDigestOf, startDigestWorld, type World } from "./digest-fixtures";
+import {
+  digestConfig,
+  digestPolicy,
+  makeDigestRule,
+  makeRecipient,
+  makeTemplate,
+  NOW,
+  openDigestOf,
+  startDigestWorld,
+  type World,
+} from "./digest-fixtures";
 import { completion, startFakeOpenAi, type FakeOpenAi, type Reply } from "./fake-openai";
 
 // Smart mode (SPEC 1.7.8) against a local OpenAI-compatible server: the template renders first,
@@ -9,11 +19,17 @@ let w: World;
 let ai: FakeOpenAi;
 let n = 0;
 
-const BASELINE = { title: "2 new comments", body: "ann: Looks good\nbob: Ship it\nOpen https://x.example/t/t1" };
+const BASELINE = {
+  title: "2 new comments",
+  body: "ann: Looks good\nbob: Ship it\nOpen https://x.example/t/t1",
+};
 
 beforeAll(async () => {
   ai = await startFakeOpenAi();
-  const config = digestConfig({ ai: { enabled: true, base_url: ai.baseUrl, model: "test-model", timeout_ms: 300, max_tokens: 120 } }, { SVC_AI_API_KEY: "ai-key" });
+  const config = digestConfig(
+    { ai: { enabled: true, base_url: ai.baseUrl, model: "test-model", timeout_ms: 300, max_tokens: 120 } },
+    { SVC_AI_API_KEY: "ai-key" },
+  );
   w = await startDigestWorld("digests_ai", config);
   await makeTemplate(
     w.prisma,
@@ -35,10 +51,27 @@ afterAll(async () => {
 async function closeSmartDigest(reply: Reply) {
   const key = `smart${++n}`;
   await makeRecipient(w.prisma, key);
-  await makeDigestRule(w.prisma, { key, event: `c.${key}`, template: "comments", digest: digestPolicy({ key: "{{ data.thread }}", summarize: true, summary_fields: ["author"] }) });
+  await makeDigestRule(w.prisma, {
+    key,
+    event: `c.${key}`,
+    template: "comments",
+    digest: digestPolicy({ key: "{{ data.thread }}", summarize: true, summary_fields: ["author"] }),
+  });
   w.clock.set(NOW);
-  await w.event(`c.${key}`, key, { thread: "t1", author: "ann", text: "Looks good", email: "ann@corp.example", secret_token: "s3cr3t" });
-  await w.event(`c.${key}`, key, { thread: "t1", author: "bob", text: "Ship it", email: "bob@corp.example", secret_token: "hunter2" });
+  await w.event(`c.${key}`, key, {
+    thread: "t1",
+    author: "ann",
+    text: "Looks good",
+    email: "ann@corp.example",
+    secret_token: "s3cr3t",
+  });
+  await w.event(`c.${key}`, key, {
+    thread: "t1",
+    author: "bob",
+    text: "Ship it",
+    email: "bob@corp.example",
+    secret_token: "hunter2",
+  });
   const digest = await openDigestOf(w.prisma, key);
   ai.answer(reply);
   ai.received.length = 0;
@@ -64,18 +97,44 @@ it("an accepted rewrite replaces title and body; the url stays the template's; c
 });
 
 it("a fenced JSON answer is accepted too", async () => {
-  const message = await closeSmartDigest({ json: completion('```json\n{"title": "2 new comments", "body": "See https://x.example/t/t1"}\n```') });
-  expect(message.content).toMatchObject({ title: "2 new comments", body: "See https://x.example/t/t1", summary: "ai" });
+  const message = await closeSmartDigest({
+    json: completion('```json\n{"title": "2 new comments", "body": "See https://x.example/t/t1"}\n```'),
+  });
+  expect(message.content).toMatchObject({
+    title: "2 new comments",
+    body: "See https://x.example/t/t1",
+    summary: "ai",
+  });
 });
 
 it.each<[string, Reply, string]>([
-  ["a rewrite that drops a number", { json: completion({ title: "New comments", body: "Open https://x.example/t/t1" }) }, "lost 2"],
-  ["a rewrite that changes a link", { json: completion({ title: "2 new comments", body: "Open https://x.example/t/other" }) }, "lost https://x.example/t/t1"],
-  ["a timeout", { json: completion({ title: "2 new comments", body: "https://x.example/t/t1" }), delayMs: 1500 }, "timeout"],
-  ["an exhausted token budget", { json: completion('{"title": "2 new comm', "length") }, "token budget exhausted"],
+  [
+    "a rewrite that drops a number",
+    { json: completion({ title: "New comments", body: "Open https://x.example/t/t1" }) },
+    "lost 2",
+  ],
+  [
+    "a rewrite that changes a link",
+    { json: completion({ title: "2 new comments", body: "Open https://x.example/t/other" }) },
+    "lost https://x.example/t/t1",
+  ],
+  [
+    "a timeout",
+    { json: completion({ title: "2 new comments", body: "https://x.example/t/t1" }), delayMs: 1500 },
+    "timeout",
+  ],
+  [
+    "an exhausted token budget",
+    { json: completion('{"title": "2 new comm', "length") },
+    "token budget exhausted",
+  ],
   ["a refusal", { json: completion(null, "stop", { refusal: "I cannot help with that." }) }, "refused"],
   ["an empty answer", { json: completion("") }, "empty answer"],
-  ["an answer that is not the JSON asked for", { json: completion("Two new comments, see https://x.example/t/t1") }, "invalid answer"],
+  [
+    "an answer that is not the JSON asked for",
+    { json: completion("Two new comments, see https://x.example/t/t1") },
+    "invalid answer",
+  ],
   ["a server error", { status: 500, json: { error: { message: "boom" } } }, "http 500"],
 ])("%s falls back to the template text", async (_name, reply, reason) => {
   const message = await closeSmartDigest(reply);
@@ -96,28 +155,45 @@ it("only summary_fields and the template's ai_attributes of each event reach the
     ],
   });
   const raw = JSON.stringify(ai.received[0]!.body);
-  for (const hidden of ["corp.example", "s3cr3t", "hunter2", "secret_token", "thread", "smart"]) expect(raw).not.toContain(hidden);
+  for (const hidden of ["corp.example", "s3cr3t", "hunter2", "secret_token", "thread", "smart"])
+    expect(raw).not.toContain(hidden);
 });
 
 it("with ai switched off after the rule was written, the template text is sent", async () => {
   const key = "smart-off";
   await makeRecipient(w.prisma, key);
-  await makeDigestRule(w.prisma, { key, event: "c.off", template: "comments", digest: digestPolicy({ key: "{{ data.thread }}", summarize: true, summary_fields: ["author"] }) });
+  await makeDigestRule(w.prisma, {
+    key,
+    event: "c.off",
+    template: "comments",
+    digest: digestPolicy({ key: "{{ data.thread }}", summarize: true, summary_fields: ["author"] }),
+  });
   w.clock.set(NOW);
   await w.event("c.off", key, { thread: "t1", author: "ann", text: "Looks good" });
   const digest = await openDigestOf(w.prisma, key);
   ai.received.length = 0;
   w.clock.set(digest.closes_at);
   const result = await w.closeDigest(digest.id, digestConfig());
-  const message = await w.prisma.message.findUniqueOrThrow({ where: { id: (result as { messageId: string }).messageId } });
-  expect(message.content).toMatchObject({ title: "1 new comments", summary: "template", summary_fallback: "ai disabled" });
+  const message = await w.prisma.message.findUniqueOrThrow({
+    where: { id: (result as { messageId: string }).messageId },
+  });
+  expect(message.content).toMatchObject({
+    title: "1 new comments",
+    summary: "template",
+    summary_fallback: "ai disabled",
+  });
   expect(ai.received).toHaveLength(0);
 });
 
 it("an event arriving while the summary is written opens a fresh digest (the closing one is frozen)", async () => {
   const key = "smart-frozen";
   await makeRecipient(w.prisma, key);
-  await makeDigestRule(w.prisma, { key, event: "c.frozen", template: "comments", digest: digestPolicy({ key: "{{ data.thread }}", summarize: true, summary_fields: ["author"] }) });
+  await makeDigestRule(w.prisma, {
+    key,
+    event: "c.frozen",
+    template: "comments",
+    digest: digestPolicy({ key: "{{ data.thread }}", summarize: true, summary_fields: ["author"] }),
+  });
   w.clock.set(NOW);
   await w.event("c.frozen", key, { thread: "t1", author: "ann", text: "Looks good" });
   const digest = await openDigestOf(w.prisma, key);
@@ -128,7 +204,10 @@ it("an event arriving while the summary is written opens a fresh digest (the clo
   await w.event("c.frozen", key, { thread: "t1", author: "bob", text: "late" });
   expect((await closing).status).toBe("sent");
 
-  const digests = await w.prisma.digest.findMany({ where: { rule_key: key }, orderBy: { created_at: "asc" } });
+  const digests = await w.prisma.digest.findMany({
+    where: { rule_key: key },
+    orderBy: { created_at: "asc" },
+  });
   expect(digests.map((d) => [d.status, d.count])).toEqual([
     ["sent", 1],
     ["open", 1],
@@ -138,8 +217,16 @@ it("an event arriving while the summary is written opens a fresh digest (the clo
 it("on an e-mail (smtp) channel the rewrite's body is HTML-escaped in that channel's variant", async () => {
   const key = "smart-mail";
   const person = await makeRecipient(w.prisma, key);
-  await w.prisma.address.create({ data: { recipient_id: person.id, channel: "mail", value: "m@example.com" } });
-  await makeDigestRule(w.prisma, { key, event: "c.mail", template: "comments", channels: ["email", "mail"], digest: digestPolicy({ key: "{{ data.thread }}", summarize: true, summary_fields: ["author"] }) });
+  await w.prisma.address.create({
+    data: { recipient_id: person.id, channel: "mail", value: "m@example.com" },
+  });
+  await makeDigestRule(w.prisma, {
+    key,
+    event: "c.mail",
+    template: "comments",
+    channels: ["email", "mail"],
+    digest: digestPolicy({ key: "{{ data.thread }}", summarize: true, summary_fields: ["author"] }),
+  });
   w.clock.set(NOW);
   await w.event("c.mail", key, { thread: "t1", author: "ann", text: "Looks good" });
   const digest = await openDigestOf(w.prisma, key);
@@ -148,10 +235,15 @@ it("on an e-mail (smtp) channel the rewrite's body is HTML-escaped in that chann
   w.clock.set(digest.closes_at);
   const withMail = digestConfig({
     ai: { enabled: true, base_url: ai.baseUrl, model: "test-model", timeout_ms: 300, max_tokens: 120 },
-    channels: { email: { provider: "console" }, mail: { provider: "smtp", host: "mail.internal", from: "svc@example.com" } },
+    channels: {
+      email: { provider: "console" },
+      mail: { provider: "smtp", host: "mail.internal", from: "svc@example.com" },
+    },
   });
   const result = await w.closeDigest(digest.id, withMail);
-  const message = await w.prisma.message.findUniqueOrThrow({ where: { id: (result as { messageId: string }).messageId } });
+  const message = await w.prisma.message.findUniqueOrThrow({
+    where: { id: (result as { messageId: string }).messageId },
+  });
   expect(message.content).toEqual({
     ...rewrite,
     url: "https://x.example/t/t1",
@@ -159,6 +251,13 @@ it("on an e-mail (smtp) channel the rewrite's body is HTML-escaped in that chann
     locale: "en",
     channel: "email",
     summary: "ai",
-    variants: { mail: { title: rewrite.title, body: "ann &lt;ann&gt; says: Looks good &amp; https://x.example/t/t1", url: "https://x.example/t/t1", thread: null } },
+    variants: {
+      mail: {
+        title: rewrite.title,
+        body: "ann &lt;ann&gt; says: Looks good &amp; https://x.example/t/t1",
+        url: "https://x.example/t/t1",
+        thread: null,
+      },
+    },
   });
 });
