@@ -54,11 +54,15 @@ export interface ChildWorker {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-const FIXTURE = path.join(__dirname, "fixtures", "effect-worker.ts");
 const REGISTER = path.join(__dirname, "fixtures", "register-ts.cjs");
 
 export function startEffectWorker(env: Record<string, string>): ChildWorker {
-  const child = spawn(process.execPath, ["-r", REGISTER, FIXTURE], {
+  return startFixture("effect-worker.ts", env);
+}
+
+/** Runs `fixtures/<name>` (TypeScript, from source) as a child process with `env` added. */
+export function startFixture(name: string, env: Record<string, string>): ChildWorker {
+  const child = spawn(process.execPath, ["-r", REGISTER, path.join(__dirname, "fixtures", name)], {
     env: { ...process.env, REDIS_URL, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
