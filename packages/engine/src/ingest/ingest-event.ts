@@ -68,13 +68,13 @@ export async function ingestEvent(deps: IngestDeps, eventId: string): Promise<In
 }
 
 /** Several advisory locks in one round trip, taken left to right (Postgres evaluates the select list in order). */
-async function lockRecipients(tx: TransactionClient, keys: string[]): Promise<void> {
+export async function lockRecipients(tx: TransactionClient, keys: string[]): Promise<void> {
   if (keys.length === 1) return lockRecipient(tx, keys[0]!);
   const list = keys.map((_, i) => `pg_advisory_xact_lock($${i + 1}::bigint)`).join(", ");
   await tx.$executeRawUnsafe(`SELECT ${list}`, ...keys.map((key) => advisoryLockKey(LockNamespace.recipient, key)));
 }
 
-async function processEvent(tx: TransactionClient, deps: IngestDeps, event: EventRow): Promise<IngestResult> {
+export async function processEvent(tx: TransactionClient, deps: IngestDeps, event: EventRow): Promise<IngestResult> {
   const now = deps.now();
   const recipient = await ensureRecipient(tx, event, now);
   const { rules, agent, existing } = await loadIngestRules(tx, event);

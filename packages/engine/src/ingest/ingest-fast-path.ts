@@ -1,14 +1,41 @@
-import { matchRules, toEventRuleOutcome, type EventRuleOutcome } from "@svc/core";
+import { matchRules, toEventRuleOutcome, type EventRuleOutcome, type FatigueState } from "@svc/core";
 import { saveFatigue } from "../compose/write-message";
 import { decideMessage } from "../compose/compose-message";
 import { ComposeReferenceError } from "../compose/compose-errors";
-import type { TransactionClient } from "@svc/store";
+import type { MessageRow, TransactionClient } from "@svc/store";
 import type { FollowUps } from "./follow-ups";
 import type { IngestDeps, IngestResult } from "./ingest-event";
 import { ingestConfig } from "./ingest-config-cache";
 import type { IngestSnapshot } from "./ingest-snapshot";
 import { ruleComposeRequest } from "./rule-message";
-import { writeIngested } from "./write-ingested";
+import { writeIngested, type IngestedEvent } from "./write-ingested";
+
+export interface PlannedIngest {
+  write: IngestedEvent;
+  fatigue: { recipientId: string; category: string; state: FatigueState } | null;
+  result: Extract<IngestResult, { status: "processed" }>;
+}
+
+/** Plans and writes one event on the fast path; null when it needs the general path. */
+export async function ingestSingleCompose(
+  tx: TransactionClient,
+  deps: IngestDeps,
+  snapshot: IngestSnapshot,
+): Promise<IngestResult | null> {
+  const now = deps.now();
+  const planned = await planSingleCompose(tx, deps, snapshot, now);
+  if (!planned) return null;
+  await writePlanned(tx, now, [planned]);
+  return planned.result;
+}
+
+/** Writes planned events in one statement, then any fatigue state they leave. */
+export async function writePlanned(tx: TransactionClient, now: Date, planned: PlannedIngest[]): Promise<void> {
+  await writeIngested(tx, now, planned.map((p) => p.write));
+  for (const { fatigue } of planned) {
+    if (fatigue) await saveFatigue(tx, fatigue.recipientId, fatigue.category, fatigue.state, now);
+  }
+}
 
 /**
  * The common event in three statements after the locks: a known person, no inline profile, no
@@ -17,11 +44,12 @@ import { writeIngested } from "./write-ingested";
  * the snapshot, then one write. Anything else returns null and takes the general path, which
  * decides the same way with its own reads.
  */
-export async function ingestSingleCompose(
+export async function planSingleCompose(
   tx: TransactionClient,
   deps: IngestDeps,
   snapshot: IngestSnapshot,
-): Promise<IngestResult | null> {
+  now: Date,
+): Promise<PlannedIngest | null> {
   const { event, recipient } = snapshot;
   if (!recipient || event.recipient_profile !== null || event.agent_key !== null || snapshot.hasMessages) return null;
   const config = await ingestConfig(deps.prisma, tx, snapshot.configVersion);
@@ -36,11 +64,10 @@ export async function ingestSingleCompose(
   // A second message must count the first in its caps and fatigue: the general path reads them back.
   if (fired.length > 1 || fired.some((match) => match.rule.digest !== null)) return null;
 
-  const now = deps.now();
   const outcomes: EventRuleOutcome[] = [];
   const followUps: FollowUps = { deliveries: [], digests: [] };
-  const messages = [];
-  let fatigue = null;
+  const messages: MessageRow[] = [];
+  let fatigue: PlannedIngest["fatigue"] = null;
   for (const match of matches) {
     if (match.kind !== "fire") {
       outcomes.push(toEventRuleOutcome(match));
@@ -59,7 +86,7 @@ export async function ingestSingleCompose(
       const decided = await decideMessage(tx, { config: deps.config, now: () => now }, ruleComposeRequest(event, rule, recipient.id), preloaded);
       const { row } = decided;
       messages.push(row);
-      fatigue = decided.fatigue ? { category: row.category, state: decided.fatigue } : null;
+      fatigue = decided.fatigue ? { recipientId: recipient.id, category: row.category, state: decided.fatigue } : null;
       const outcome: EventRuleOutcome = { rule: rule.key, matched: true, status: row.status, message_id: row.id };
       if (row.status_reason !== null) outcome.reason = row.status_reason;
       outcomes.push(outcome);
@@ -70,9 +97,11 @@ export async function ingestSingleCompose(
       outcomes.push({ rule: rule.key, matched: true, reason: "misconfigured" });
     }
   }
-  await writeIngested(tx, { eventId: event.id, recipientId: recipient.id, now, messages, outcomes });
-  if (fatigue) await saveFatigue(tx, recipient.id, fatigue.category, fatigue.state, now);
-  return { status: "processed", outcomes, followUps };
+  return {
+    write: { eventId: event.id, recipientId: recipient.id, messages, outcomes },
+    fatigue,
+    result: { status: "processed", outcomes, followUps },
+  };
 }
 
 const keySets = new WeakMap<ReadonlyMap<string, unknown>, ReadonlySet<string>>();

@@ -2,7 +2,8 @@ import { gaveUpReason } from "@svc/core";
 import { PermanentJobError, requeueStuck, type JobContext, type JobHandler, type Queues, type Sweep } from "@svc/queue";
 import type { PrismaClient } from "@svc/store";
 import { enqueueFollowUps, followUpsOfProcessed } from "./follow-ups";
-import { ingestEvent, type IngestDeps } from "./ingest-event";
+import { createIngestBatcher, type IngestBatcherOptions } from "./ingest-batcher";
+import type { IngestDeps } from "./ingest-event";
 
 export interface IngestJobDeps extends IngestDeps {
   queues: Pick<Queues, "enqueueBulk">;
@@ -13,14 +14,14 @@ export interface IngestJobDeps extends IngestDeps {
  * A retry of a job that committed but could not enqueue re-announces the follow-ups. The last
  * failed attempt marks the event `failed` with the error (SPEC 3.2).
  */
-export function ingestEventJob(deps: IngestJobDeps): JobHandler<"ingest-event"> {
+export function ingestEventJob(deps: IngestJobDeps, options: IngestBatcherOptions = {}): JobHandler<"ingest-event"> {
+  // Jobs running at once in this process share transactions (ingest-batcher.ts).
+  const batcher = createIngestBatcher(deps, options);
   return async ({ eventId }, job) => {
     try {
-      const result = await ingestEvent(deps, eventId);
-      if (result.status === "processed") {
-        await enqueueFollowUps(deps.queues, result.followUps);
-        return { status: "processed", outcomes: result.outcomes.length };
-      }
+      // Processed results come back with their follow-ups already enqueued.
+      const result = await batcher.ingest(eventId);
+      if (result.status === "processed") return { status: "processed", outcomes: result.outcomes.length };
       if (result.reason === "processed") {
         await enqueueFollowUps(deps.queues, await followUpsOfProcessed(deps.prisma, eventId, deps.now()));
       }

@@ -15,14 +15,21 @@ export interface EventPeek {
 }
 
 export async function peekEvent(prisma: PrismaClient, eventId: string): Promise<EventPeek | null> {
-  const rows = await prisma.$queryRawUnsafe<{ status: EventRow["status"]; recipient_external_id: string; recipient_id: string | null }[]>(
-    `SELECT e.status::text AS status, e.recipient_external_id, r.id AS recipient_id
+  return (await peekEvents(prisma, [eventId])).get(eventId) ?? null;
+}
+
+export async function peekEvents(prisma: PrismaClient, eventIds: string[]): Promise<Map<string, EventPeek>> {
+  const rows = await prisma.$queryRawUnsafe<
+    { id: string; status: EventRow["status"]; recipient_external_id: string; recipient_id: string | null }[]
+  >(
+    `SELECT e.id, e.status::text AS status, e.recipient_external_id, r.id AS recipient_id
        FROM events e LEFT JOIN recipients r ON r.external_id = e.recipient_external_id
-      WHERE e.id = $1`,
-    eventId,
+      WHERE e.id = ANY($1::text[])`,
+    eventIds,
   );
-  const row = rows[0];
-  return row ? { status: row.status, recipientExternalId: row.recipient_external_id, recipientId: row.recipient_id } : null;
+  return new Map(
+    rows.map((row) => [row.id, { status: row.status, recipientExternalId: row.recipient_external_id, recipientId: row.recipient_id }]),
+  );
 }
 
 export interface IngestSnapshot {
@@ -45,6 +52,11 @@ interface SnapshotRow {
 }
 
 export async function loadIngestSnapshot(tx: TransactionClient, eventId: string): Promise<IngestSnapshot | null> {
+  return (await loadIngestSnapshots(tx, [eventId])).get(eventId) ?? null;
+}
+
+/** Snapshots of several events in one statement (the configuration fingerprint is computed once). */
+export async function loadIngestSnapshots(tx: TransactionClient, eventIds: string[]): Promise<Map<string, IngestSnapshot>> {
   const rows = await tx.$queryRawUnsafe<SnapshotRow[]>(
     `SELECT row_to_json(e.*) AS event,
             row_to_json(r.*) AS recipient,
@@ -54,11 +66,13 @@ export async function loadIngestSnapshot(tx: TransactionClient, eventId: string)
             EXISTS (SELECT 1 FROM messages m WHERE m.event_id = e.id) AS has_messages,
             ${CONFIG_VERSION_SQL} AS config_version
        FROM events e LEFT JOIN recipients r ON r.external_id = e.recipient_external_id
-      WHERE e.id = $1`,
-    eventId,
+      WHERE e.id = ANY($1::text[])`,
+    eventIds,
   );
-  const row = rows[0];
-  if (!row) return null;
+  return new Map(rows.map((row) => [row.event.id as string, snapshotOf(row)]));
+}
+
+function snapshotOf(row: SnapshotRow): IngestSnapshot {
   const recipient = row.recipient
     ? {
         ...revive<RecipientRow>(row.recipient, ["created_at", "updated_at"]),

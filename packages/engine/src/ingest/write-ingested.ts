@@ -1,35 +1,39 @@
 import type { EventRuleOutcome } from "@svc/core";
 import type { MessageRow, TransactionClient } from "@svc/store";
 
-// The write of an ingested event as one statement: its messages, its outcomes and the event's
+// The write of ingested events as one statement: their messages, their outcomes and each event's
 // `processed` status, in the caller's transaction (so still atomic with everything it read under
-// the lock). Rows travel as one JSON parameter each and Postgres types them per column
-// (json_populate_recordset), which keeps the statement fixed whatever the row holds.
+// the locks). Rows travel as one JSON parameter each and Postgres types them per column
+// (json_populate_recordset), which keeps the statement fixed whatever the rows hold.
 
-export interface IngestedWrite {
+export interface IngestedEvent {
   eventId: string;
   recipientId: string;
-  now: Date;
   messages: MessageRow[];
   outcomes: EventRuleOutcome[];
 }
 
-export async function writeIngested(tx: TransactionClient, write: IngestedWrite): Promise<void> {
-  const outcomeRows = write.outcomes.map((outcome, position) => ({
-    event_id: write.eventId,
-    rule_key: outcome.rule,
-    position,
-    matched: outcome.matched,
-    reason: outcome.reason ?? null,
-    status: outcome.status ?? null,
-    message_id: outcome.message_id ?? null,
-    digest_id: outcome.digest_id ?? null,
-  }));
+export async function writeIngested(tx: TransactionClient, now: Date, events: IngestedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const messages = events.flatMap((e) => e.messages);
+  const outcomeRows = events.flatMap((e) =>
+    e.outcomes.map((outcome, position) => ({
+      event_id: e.eventId,
+      rule_key: outcome.rule,
+      position,
+      matched: outcome.matched,
+      reason: outcome.reason ?? null,
+      status: outcome.status ?? null,
+      message_id: outcome.message_id ?? null,
+      digest_id: outcome.digest_id ?? null,
+    })),
+  );
+  const processed = events.map((e) => ({ id: e.eventId, recipient_id: e.recipientId }));
+  const params: unknown[] = [now.toISOString(), JSON.stringify(processed)];
   const parts: string[] = [];
-  const params: unknown[] = [write.eventId, write.now.toISOString(), write.recipientId];
-  if (write.messages.length > 0) {
-    params.push(JSON.stringify(write.messages));
-    parts.push(insertRows("messages", Object.keys(write.messages[0]!), params.length));
+  if (messages.length > 0) {
+    params.push(JSON.stringify(messages));
+    parts.push(insertRows("messages", Object.keys(messages[0]!), params.length));
   }
   if (outcomeRows.length > 0) {
     params.push(JSON.stringify(outcomeRows));
@@ -37,9 +41,10 @@ export async function writeIngested(tx: TransactionClient, write: IngestedWrite)
   }
   const ctes = parts.map((sql, i) => `w${i} AS (${sql})`);
   await tx.$executeRawUnsafe(
-    `${ctes.length > 0 ? `WITH ${ctes.join(", ")} ` : ""}UPDATE events
-        SET status = 'processed', processed_at = $2::timestamptz, recipient_id = $3, attempts = attempts + 1
-      WHERE id = $1`,
+    `${ctes.length > 0 ? `WITH ${ctes.join(", ")} ` : ""}UPDATE events e
+        SET status = 'processed', processed_at = $1::timestamptz, recipient_id = p.recipient_id, attempts = e.attempts + 1
+       FROM json_to_recordset($2::json) AS p(id text, recipient_id text)
+      WHERE e.id = p.id`,
     ...params,
   );
 }

@@ -1,0 +1,101 @@
+import type { Queues } from "@svc/queue";
+import { enqueueFollowUps, type FollowUps } from "./follow-ups";
+import { ingestEvents } from "./ingest-batch";
+import { ingestEvent, type IngestDeps, type IngestResult } from "./ingest-event";
+
+// Group commit for `ingest-event` jobs: the jobs a worker runs at once hand their event ids here;
+// up to `parallel` transactions run, and ids that arrive meanwhile wait and go together into the
+// next one (at most `maxBatch`). One job alone runs at once, as before. Follow-ups of a batch are
+// enqueued in one bulk add after its commit; a job resolves only after that.
+
+export interface IngestBatcherOptions {
+  maxBatch?: number;
+  parallel?: number;
+}
+
+export interface IngestBatcher {
+  /** Ingests the event (with others) and enqueues its follow-ups; resolves with its result. */
+  ingest(eventId: string): Promise<IngestResult>;
+}
+
+interface Waiting {
+  eventId: string;
+  resolve: (result: IngestResult) => void;
+  reject: (error: unknown) => void;
+}
+
+export function createIngestBatcher(
+  deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> },
+  options: IngestBatcherOptions = {},
+): IngestBatcher {
+  const maxBatch = options.maxBatch ?? 20;
+  const parallel = options.parallel ?? 2;
+  const waiting: Waiting[] = [];
+  let running = 0;
+  let scheduled = false;
+
+  const pump = () => {
+    scheduled = false;
+    while (running < parallel && waiting.length > 0) {
+      running++;
+      void run(waiting.splice(0, maxBatch)).finally(() => {
+        running--;
+        schedule();
+      });
+    }
+  };
+  // Let the jobs that start in the same tick join one batch.
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(pump);
+  };
+
+  const run = async (batch: Waiting[]) => {
+    let results: Map<string, IngestResult>;
+    try {
+      results = await ingestEvents(deps, batch.map((w) => w.eventId));
+    } catch {
+      // One event's failure must not fail the others: each runs alone and keeps its own error.
+      await Promise.all(batch.map((w) => ingestAlone(deps, w)));
+      return;
+    }
+    const followUps: FollowUps = { deliveries: [], digests: [] };
+    for (const result of results.values()) {
+      if (result.status !== "processed") continue;
+      followUps.deliveries.push(...result.followUps.deliveries);
+      followUps.digests.push(...result.followUps.digests);
+    }
+    try {
+      await enqueueFollowUps(deps.queues, followUps);
+    } catch (error) {
+      // Committed but not announced: each job's retry re-announces (followUpsOfProcessed).
+      for (const w of batch) {
+        const result = results.get(w.eventId)!;
+        if (result.status === "processed") w.reject(error);
+        else w.resolve(result);
+      }
+      return;
+    }
+    for (const w of batch) w.resolve(results.get(w.eventId)!);
+  };
+
+  return {
+    ingest(eventId) {
+      return new Promise<IngestResult>((resolve, reject) => {
+        waiting.push({ eventId, resolve, reject });
+        schedule();
+      });
+    },
+  };
+}
+
+async function ingestAlone(deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> }, w: Waiting): Promise<void> {
+  try {
+    const result = await ingestEvent(deps, w.eventId);
+    if (result.status === "processed") await enqueueFollowUps(deps.queues, result.followUps);
+    w.resolve(result);
+  } catch (error) {
+    w.reject(error);
+  }
+}
