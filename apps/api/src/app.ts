@@ -51,7 +51,9 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestContext(deps.logger));
   const docs = docsRouter(doc);
-  app.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? docs(req, res, next) : next()));
+  app.use((req, res, next) =>
+    req.method === "GET" || req.method === "HEAD" ? docs(req, res, next) : next(),
+  );
   deps.mountUnvalidated?.(app);
 
   app.use(

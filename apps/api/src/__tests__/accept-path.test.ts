@@ -42,7 +42,10 @@ describe("revoking a key", () => {
   it("refuses it on the very next request in the same process", async () => {
     const key = await h.keyWith(["events:write"]);
     await post(h.app, key, { name: "a.b", recipient: "ann" }).expect(202);
-    await h.as().post(`/v1/api-keys/${h.keyIdOf(key)}/revoke`).expect(200);
+    await h
+      .as()
+      .post(`/v1/api-keys/${h.keyIdOf(key)}/revoke`)
+      .expect(200);
     const refused = await post(h.app, key, { name: "a.b", recipient: "ann" }).expect(401);
     expect(refused.body.detail).toBe("API key revoked");
   });
@@ -51,8 +54,14 @@ describe("revoking a key", () => {
     const key = await h.keyWith(["events:write"]);
     await post(appB, key, { name: "a.b", recipient: "ann" }).expect(202); // cached in B
     const revokedAt = Date.now();
-    await h.as().post(`/v1/api-keys/${h.keyIdOf(key)}/revoke`).expect(200);
-    await waitFor(async () => (await post(appB, key, { name: "a.b", recipient: "ann" })).status === 401, { timeoutMs: 2_000, intervalMs: 10 });
+    await h
+      .as()
+      .post(`/v1/api-keys/${h.keyIdOf(key)}/revoke`)
+      .expect(200);
+    await waitFor(async () => (await post(appB, key, { name: "a.b", recipient: "ann" })).status === 401, {
+      timeoutMs: 2_000,
+      intervalMs: 10,
+    });
     // Well inside the 1 s TTL: the notice did it, not expiry of the cached row.
     expect(Date.now() - revokedAt).toBeLessThan(900);
   });
@@ -62,13 +71,29 @@ describe("revoking a key", () => {
     const redisA = new Redis(h.config.redis.url);
     const redisC = new Redis(h.config.redis.url);
     try {
-      const cacheA = apiKeyCacheWithNotices({ prisma: h.prisma, redis: redisA, prefix: h.config.redis.prefix, ttlMs: 60_000 });
-      const cacheC = apiKeyCacheWithNotices({ prisma: h.prisma, redis: redisC, prefix: h.config.redis.prefix, ttlMs: 60_000 });
+      const cacheA = apiKeyCacheWithNotices({
+        prisma: h.prisma,
+        redis: redisA,
+        prefix: h.config.redis.prefix,
+        ttlMs: 60_000,
+      });
+      const cacheC = apiKeyCacheWithNotices({
+        prisma: h.prisma,
+        redis: redisC,
+        prefix: h.config.redis.prefix,
+        ttlMs: 60_000,
+      });
       const hash = sha256Hex(key);
-      await waitFor(async () => (await redisC.pubsub("NUMSUB", `${h.config.redis.prefix}:api-keys:changed`))[1] === 4, { timeoutMs: 2_000, what: "four subscribers" });
+      await waitFor(
+        async () => (await redisC.pubsub("NUMSUB", `${h.config.redis.prefix}:api-keys:changed`))[1] === 4,
+        { timeoutMs: 2_000, what: "four subscribers" },
+      );
       expect((await cacheC.lookup(hash))?.revoked_at).toBeNull();
       await revokeApiKey({ prisma: h.prisma, now: () => new Date(), apiKeyCache: cacheA }, h.keyIdOf(key));
-      await waitFor(async () => (await cacheC.lookup(hash))?.revoked_at instanceof Date, { timeoutMs: 2_000, intervalMs: 10 });
+      await waitFor(async () => (await cacheC.lookup(hash))?.revoked_at instanceof Date, {
+        timeoutMs: 2_000,
+        intervalMs: 10,
+      });
     } finally {
       redisA.disconnect();
       redisC.disconnect();
@@ -93,9 +118,17 @@ describe("concurrent events", () => {
     expect(responses[3]!.body).toMatchObject({
       status: 422,
       detail: "the event holds text Postgres cannot store (such as the character \\u0000)",
-      errors: [{ loc: ["body"], msg: "contains a character that cannot be stored (such as \\u0000)", type: "value_error" }],
+      errors: [
+        {
+          loc: ["body"],
+          msg: "contains a character that cannot be stored (such as \\u0000)",
+          type: "value_error",
+        },
+      ],
     });
     expect(responses[3]!.headers["content-type"]).toMatch(/^application\/problem\+json/);
-    expect(await h.prisma.event.count({ where: { recipient_external_id: { in: ["p1", "p2", "p3", "p4"] } } })).toBe(2);
+    expect(
+      await h.prisma.event.count({ where: { recipient_external_id: { in: ["p1", "p2", "p3", "p4"] } } }),
+    ).toBe(2);
   });
 });

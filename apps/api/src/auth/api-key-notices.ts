@@ -18,7 +18,12 @@ export interface ApiKeyCacheWithNoticesOptions {
   ttlMs?: number;
 }
 
-export function apiKeyCacheWithNotices({ prisma, redis, prefix, ttlMs }: ApiKeyCacheWithNoticesOptions): ApiKeyCache {
+export function apiKeyCacheWithNotices({
+  prisma,
+  redis,
+  prefix,
+  ttlMs,
+}: ApiKeyCacheWithNoticesOptions): ApiKeyCache {
   const channel = apiKeyNoticesChannel(prefix);
   const self = randomUUID(); // our own notices are already applied
   const cache = createApiKeyCache({

@@ -50,7 +50,11 @@ export function openApiMiddlewares(
   }
   const [installPathParams, matchMetadata] = handlers as [RequestHandler, RequestHandler];
   return {
-    matchRoute: [untilFirstSuccess(installPathParams), memoizedRouteMatch(matchMetadata), describeOperation(doc)],
+    matchRoute: [
+      untilFirstSuccess(installPathParams),
+      memoizedRouteMatch(matchMetadata),
+      describeOperation(doc),
+    ],
     validate: handlers
       .slice(ROUTE_MATCHING.length)
       .filter((handler) => handler.name !== SECURITY)

@@ -46,7 +46,10 @@ RETURNING id`;
  * add. A lost enqueue is only logged: the pending-events sweep re-enqueues them. When the batch
  * fails on one row's content, each row is retried alone so only that row is refused.
  */
-export async function commitEvents(deps: CommitEventsDeps, rows: readonly NewEvent[]): Promise<CommitOutcome[]> {
+export async function commitEvents(
+  deps: CommitEventsDeps,
+  rows: readonly NewEvent[],
+): Promise<CommitOutcome[]> {
   let stored: Set<string>;
   try {
     stored = await insertEvents(deps.prisma, rows);
@@ -58,7 +61,10 @@ export async function commitEvents(deps: CommitEventsDeps, rows: readonly NewEve
     const refused = storeError(error, deps, rows);
     return rows.map(() => ({ error: refused }));
   }
-  await enqueueIngest(deps, rows.filter((row) => stored.has(row.id)).map((row) => row.id));
+  await enqueueIngest(
+    deps,
+    rows.filter((row) => stored.has(row.id)).map((row) => row.id),
+  );
   return rows.map((row) => ({ stored: stored.has(row.id) }));
 }
 
@@ -70,11 +76,16 @@ async function insertEvents(prisma: PrismaClient, rows: readonly NewEvent[]): Pr
 async function enqueueIngest(deps: CommitEventsDeps, eventIds: string[]): Promise<void> {
   if (eventIds.length === 0) return;
   try {
-    await deps.queues.enqueueBulk(eventIds.map((eventId) => ({ name: "ingest-event" as const, payload: { eventId } })));
+    await deps.queues.enqueueBulk(
+      eventIds.map((eventId) => ({ name: "ingest-event" as const, payload: { eventId } })),
+    );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     for (const eventId of eventIds) {
-      deps.logger.warn("event stored but not enqueued; the pending-events sweep will enqueue it", { event_id: eventId, error: message });
+      deps.logger.warn("event stored but not enqueued; the pending-events sweep will enqueue it", {
+        event_id: eventId,
+        error: message,
+      });
     }
   }
 }
@@ -91,19 +102,36 @@ const isDataException = (error: unknown): boolean => sqlStateOf(error)?.startsWi
 
 // Postgres unreachable, out of connections or shutting down (by SQLSTATE class or the adapter's kind).
 const TRANSIENT_SQLSTATE = /^(08|53|57)/;
-const TRANSIENT_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
+const TRANSIENT_KINDS = new Set([
+  "DatabaseNotReachable",
+  "ConnectionClosed",
+  "SocketTimeout",
+  "TooManyConnections",
+]);
 
 function isTransient(error: unknown): boolean {
   const kind = (error as DriverError | null)?.meta?.driverAdapterError?.cause?.kind;
-  return TRANSIENT_SQLSTATE.test(sqlStateOf(error) ?? "") || (kind !== undefined && TRANSIENT_KINDS.has(kind));
+  return (
+    TRANSIENT_SQLSTATE.test(sqlStateOf(error) ?? "") || (kind !== undefined && TRANSIENT_KINDS.has(kind))
+  );
 }
 
 /** The error each request of a failed batch answers with: 422 for its content, 503 for an outage, else the error (500). */
 function storeError(error: unknown, deps: CommitEventsDeps, rows: readonly NewEvent[]): unknown {
   if (isDataException(error)) {
-    return new AppError("validation", "the event holds text Postgres cannot store (such as the character \\u0000)", {
-      errors: [{ loc: ["body"], msg: "contains a character that cannot be stored (such as \\u0000)", type: "value_error" }],
-    });
+    return new AppError(
+      "validation",
+      "the event holds text Postgres cannot store (such as the character \\u0000)",
+      {
+        errors: [
+          {
+            loc: ["body"],
+            msg: "contains a character that cannot be stored (such as \\u0000)",
+            type: "value_error",
+          },
+        ],
+      },
+    );
   }
   if (!isTransient(error)) return error;
   deps.logger.warn("events not stored: database unavailable", {
@@ -111,5 +139,7 @@ function storeError(error: unknown, deps: CommitEventsDeps, rows: readonly NewEv
     sqlstate: sqlStateOf(error),
     error: error instanceof Error ? error.message : String(error),
   });
-  return new AppError("unavailable", "the event could not be stored right now; retry the request", { cause: error });
+  return new AppError("unavailable", "the event could not be stored right now; retry the request", {
+    cause: error,
+  });
 }

@@ -43,7 +43,10 @@ export function createEventBatcher(deps: CommitEventsDeps, options: EventBatcher
       waiting = batch === waiting ? [] : waiting.slice(maxRows);
       inFlight++;
       options.onBatch?.(batch.length);
-      commitEvents(deps, batch.map((w) => w.row))
+      commitEvents(
+        deps,
+        batch.map((w) => w.row),
+      )
         .then(
           (outcomes) => batch.forEach((w, i) => w.resolve(outcomes[i]!)),
           (error: unknown) => batch.forEach((w) => w.resolve({ error })),

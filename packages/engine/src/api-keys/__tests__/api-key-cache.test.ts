@@ -59,7 +59,9 @@ const bearer = (key: string) => `Bearer ${key}`;
 it("reads a key once while fresh; concurrent misses share that read; after the TTL it reads again", async () => {
   const { key, id } = await newKey();
   const keys = cache(1000);
-  const principals = await Promise.all([1, 2, 3].map(() => authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))));
+  const principals = await Promise.all(
+    [1, 2, 3].map(() => authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))),
+  );
   expect(principals.map((p) => p.keyId)).toEqual([id, id, id]);
   expect(reads).toBe(1);
   clockMs = 999;
@@ -75,17 +77,26 @@ it("revoking in this process refuses the key on the very next request and tells 
   const keys = cache(60_000);
   await authenticate({ prisma, now, apiKeyCache: keys }, bearer(key));
   await revokeApiKey({ prisma, now, apiKeyCache: keys }, id);
-  await expect(authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).rejects.toMatchObject({ status: 401, detail: "API key revoked" });
+  await expect(authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).rejects.toMatchObject({
+    status: 401,
+    detail: "API key revoked",
+  });
   expect(published).toBe(1);
 });
 
 it("expiry is checked against now on every request, cached or not", async () => {
   const expires = new Date(realNow.getTime() + 60_000);
-  const { key } = await createApiKey({ prisma: db.prisma, now }, { name: "e", scopes: ["events:write"], expires_at: expires });
+  const { key } = await createApiKey(
+    { prisma: db.prisma, now },
+    { name: "e", scopes: ["events:write"], expires_at: expires },
+  );
   const keys = cache(60_000);
   await authenticate({ prisma, now, apiKeyCache: keys }, bearer(key));
   realNow = expires;
-  await expect(authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).rejects.toMatchObject({ status: 401, detail: "API key expired" });
+  await expect(authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).rejects.toMatchObject({
+    status: 401,
+    detail: "API key expired",
+  });
   expect(reads).toBe(1);
 });
 
@@ -96,11 +107,17 @@ it("disabling or deleting the key's agent here refuses its keys on the next requ
   const { key } = await newKey(["events:write"], "cached-bot");
   expect((await authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).agentKey).toBe("cached-bot");
   await agents().update("cached-bot", { enabled: false } as never);
-  await expect(authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).rejects.toMatchObject({ status: 403, detail: "agent 'cached-bot' is disabled" });
+  await expect(authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).rejects.toMatchObject({
+    status: 403,
+    detail: "agent 'cached-bot' is disabled",
+  });
   await agents().replace("cached-bot", { name: "Bot", enabled: true } as never, realNow);
   expect((await authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).agentKey).toBe("cached-bot");
   await agents().remove("cached-bot");
-  await expect(authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).rejects.toMatchObject({ status: 403, detail: "agent 'cached-bot' was deleted" });
+  await expect(authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).rejects.toMatchObject({
+    status: 403,
+    detail: "agent 'cached-bot' was deleted",
+  });
   expect(published).toBe(3);
 });
 

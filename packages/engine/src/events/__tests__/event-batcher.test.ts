@@ -65,7 +65,18 @@ it("concurrent accepts share one INSERT and one bulk enqueue, each with its own 
   );
   expect(new Set(accepted.map((a) => a.event.id)).size).toBe(5);
   const rows = await db.prisma.event.findMany({ orderBy: { recipient_external_id: "asc" } });
-  expect(rows.map((r) => [r.id, r.status, r.source, r.sender, r.api_key_id, r.data, r.recipient_profile, r.created_at])).toEqual(
+  expect(
+    rows.map((r) => [
+      r.id,
+      r.status,
+      r.source,
+      r.sender,
+      r.api_key_id,
+      r.data,
+      r.recipient_profile,
+      r.created_at,
+    ]),
+  ).toEqual(
     accepted.map((a, i) => [a.event.id, "pending", "api", "backend", "key_1", { order: i + 1 }, null, NOW]),
   );
   const jobs = await queues.queue("ingest").getJobs(["waiting", "delayed", "prioritized"]);
@@ -74,8 +85,16 @@ it("concurrent accepts share one INSERT and one bulk enqueue, each with its own 
 
 it("the answer is the stored event (read back, it serialises the same)", async () => {
   const { deps } = batched();
-  const accepted = await acceptEvent(deps, BACKEND, event(1, { idempotency_key: "k-view", data: { b: [1, "x"], a: null } }));
-  const replay = await acceptEvent(deps, BACKEND, event(1, { idempotency_key: "k-view", data: { a: null, b: [1, "x"] } }));
+  const accepted = await acceptEvent(
+    deps,
+    BACKEND,
+    event(1, { idempotency_key: "k-view", data: { b: [1, "x"], a: null } }),
+  );
+  const replay = await acceptEvent(
+    deps,
+    BACKEND,
+    event(1, { idempotency_key: "k-view", data: { a: null, b: [1, "x"] } }),
+  );
   expect(replay).toEqual({ duplicate: true, event: accepted.event });
 });
 
@@ -98,7 +117,7 @@ it("one key with two bodies in the same batch: one is stored, the other is 409",
     acceptEvent(deps, BACKEND, event(2, { idempotency_key: "twice" })),
   ]);
   const outcomes = [first, second].map((r) =>
-    r!.status === "fulfilled" ? r.value.duplicate : (r!.reason as AppError).status,
+    r!.status === "fulfilled" ? r!.value.duplicate : (r!.reason as AppError).status,
   );
   expect(outcomes.sort()).toEqual([409, false]);
   expect(await db.prisma.event.count()).toBe(1);
@@ -129,18 +148,27 @@ it("a key stored by an earlier batch answers with the original while the batch's
   expect((conflict as PromiseRejectedResult).reason.detail).toBe(
     "idempotency_key 'earlier' was already used with a different request body",
   );
-  expect(fresh).toMatchObject({ status: "fulfilled", value: { duplicate: false, event: { idempotency_key: "new" } } });
+  expect(fresh).toMatchObject({
+    status: "fulfilled",
+    value: { duplicate: false, event: { idempotency_key: "new" } },
+  });
   expect(await db.prisma.event.count()).toBe(2);
 });
 
 it("a key past its retention is released and stored again as a new event", async () => {
   const { deps } = batched();
   const old = await acceptEvent(deps, BACKEND, event(1, { idempotency_key: "expired" }));
-  await db.prisma.event.update({ where: { id: old.event.id }, data: { idempotency_expires_at: new Date(NOW.getTime() - 1) } });
+  await db.prisma.event.update({
+    where: { id: old.event.id },
+    data: { idempotency_expires_at: new Date(NOW.getTime() - 1) },
+  });
   const again = await acceptEvent(deps, BACKEND, event(2, { idempotency_key: "expired" }));
   expect(again.duplicate).toBe(false);
   expect(again.event.id).not.toBe(old.event.id);
-  const rows = await db.prisma.event.findMany({ orderBy: { created_at: "asc" }, select: { id: true, idempotency_key: true } });
+  const rows = await db.prisma.event.findMany({
+    orderBy: { created_at: "asc" },
+    select: { id: true, idempotency_key: true },
+  });
   expect(rows.sort((a, b) => (a.id === old.event.id ? -1 : b.id === old.event.id ? 1 : 0))).toEqual([
     { id: old.event.id, idempotency_key: null },
     { id: again.event.id, idempotency_key: "expired" },
@@ -162,7 +190,13 @@ it("a row Postgres cannot store fails alone (422); the rest of its batch is stor
     expect(failed.reason).toMatchObject({
       status: 422,
       detail: "the event holds text Postgres cannot store (such as the character \\u0000)",
-      errors: [{ loc: ["body"], msg: "contains a character that cannot be stored (such as \\u0000)", type: "value_error" }],
+      errors: [
+        {
+          loc: ["body"],
+          msg: "contains a character that cannot be stored (such as \\u0000)",
+          type: "value_error",
+        },
+      ],
     });
   }
   const stored = (await db.prisma.event.findMany()).map((r) => r.recipient_external_id).sort();
@@ -174,11 +208,31 @@ it("with Postgres unreachable every request of the batch gets 503 and the outage
   const unreachable = createPrisma({ databaseUrl: "postgresql://postgres@127.0.0.1:1/none" });
   try {
     const { deps } = batched();
-    const results = await settle([1, 2, 3].map((n) => acceptEvent({ ...deps, prisma: unreachable, eventBatcher: createEventBatcher({ ...deps, prisma: unreachable }) }, BACKEND, event(n))));
-    expect(results.map((r) => (r as PromiseRejectedResult).reason)).toEqual(
-      [1, 2, 3].map(() => expect.objectContaining({ status: 503, detail: "the event could not be stored right now; retry the request" })),
+    const results = await settle(
+      [1, 2, 3].map((n) =>
+        acceptEvent(
+          {
+            ...deps,
+            prisma: unreachable,
+            eventBatcher: createEventBatcher({ ...deps, prisma: unreachable }),
+          },
+          BACKEND,
+          event(n),
+        ),
+      ),
     );
-    expect(warnings.map(([message, meta]) => [message, meta?.events])).toContainEqual(["events not stored: database unavailable", expect.any(Number)]);
+    expect(results.map((r) => (r as PromiseRejectedResult).reason)).toEqual(
+      [1, 2, 3].map(() =>
+        expect.objectContaining({
+          status: 503,
+          detail: "the event could not be stored right now; retry the request",
+        }),
+      ),
+    );
+    expect(warnings.map(([message, meta]) => [message, meta?.events])).toContainEqual([
+      "events not stored: database unavailable",
+      expect.any(Number),
+    ]);
   } finally {
     await unreachable.$disconnect();
   }
@@ -197,7 +251,10 @@ it("with Redis down the batch is stored (pending) and each event is logged for t
     const accepted = await Promise.all([1, 2].map((n) => acceptEvent(withBatcher, BACKEND, event(n))));
     expect(await db.prisma.event.count({ where: { status: "pending" } })).toBe(2);
     expect(warnings.map(([message, meta]) => [message, meta?.event_id])).toEqual(
-      accepted.map((a) => ["event stored but not enqueued; the pending-events sweep will enqueue it", a.event.id]),
+      accepted.map((a) => [
+        "event stored but not enqueued; the pending-events sweep will enqueue it",
+        a.event.id,
+      ]),
     );
   } finally {
     await down.close().catch(() => undefined);
