@@ -11,15 +11,20 @@ it("limits each key through Redis and answers 429 with Retry-After", async () =>
   const key = await h.keyWith(["admin"]);
   const statuses: number[] = [];
   let limited: request.Response | undefined;
-  for (let i = 0; i < 5; i++) {
+  const started = Date.now();
+  for (let i = 0; i < 6; i++) {
     const res = await h.as(key).get("/v1/agents");
     statuses.push(res.status);
-    if (res.status === 429) limited = res;
+    if (res.status === 429) limited ??= res;
   }
+  const elapsedSeconds = (Date.now() - started) / 1000;
+  // A burst of 3, then 1 per second: on a slow machine a token may refill during the loop.
   expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
-  expect(statuses.slice(3)).toEqual([429, 429]);
+  expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(3 + Math.floor(elapsedSeconds));
+  expect(statuses).toContain(429);
   expect(limited!.headers["retry-after"]).toBe("1");
   expect(limited!.body).toMatchObject({ status: 429, title: "Too many requests" });
+  expect(limited!.body.detail).toMatch(/rate limit of 1 requests per second/);
   // Another key has its own bucket.
   await h.as(await h.keyWith(["admin"])).get("/v1/agents").expect(200);
   // The bucket is shared state in Redis, not in this process.
