@@ -11,16 +11,17 @@ import { loadIngestSnapshots, peekEvents, type EventPeek } from "./ingest-snapsh
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
 /**
- * Ingests `eventIds` and returns each one's result. Events of a person already in the batch, and
+ * Ingests `eventIds` and returns each one's result (an id given twice is ingested once). Events of a person already in the batch, and
  * events whose person appeared since the peek, run one by one after the batch commits.
  */
 export async function ingestEvents(deps: IngestDeps, eventIds: string[]): Promise<Map<string, IngestResult>> {
   const results = new Map<string, IngestResult>();
-  const peeks = await peekEvents(deps.prisma, [...new Set(eventIds)]);
+  const unique = [...new Set(eventIds)];
+  const peeks = await peekEvents(deps.prisma, unique);
   const batch: [string, EventPeek][] = [];
   const later: string[] = [];
   const people = new Set<string>();
-  for (const id of eventIds) {
+  for (const id of unique) {
     const peek = peeks.get(id);
     if (!peek) results.set(id, { status: "skipped", reason: "not_found" });
     else if (peek.status !== "pending") results.set(id, { status: "skipped", reason: peek.status });

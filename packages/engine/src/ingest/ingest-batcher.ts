@@ -11,6 +11,8 @@ import { ingestEvent, type IngestDeps, type IngestResult } from "./ingest-event"
 export interface IngestBatcherOptions {
   maxBatch?: number;
   parallel?: number;
+  /** How long a batch waits for more jobs before it starts (default 2 ms). */
+  lingerMs?: number;
 }
 
 export interface IngestBatcher {
@@ -30,6 +32,7 @@ export function createIngestBatcher(
 ): IngestBatcher {
   const maxBatch = options.maxBatch ?? 20;
   const parallel = options.parallel ?? 2;
+  const lingerMs = options.lingerMs ?? 2;
   const waiting: Waiting[] = [];
   let running = 0;
   let scheduled = false;
@@ -44,11 +47,12 @@ export function createIngestBatcher(
       });
     }
   };
-  // Let the jobs that start in the same tick join one batch.
+  // Let the jobs that start within a moment join one batch (a full batch goes at once).
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(pump);
+    if (waiting.length >= maxBatch || lingerMs === 0) setImmediate(pump);
+    else setTimeout(pump, lingerMs);
   };
 
   const run = async (batch: Waiting[]) => {

@@ -1,0 +1,152 @@
+import { createQueues, type Queues } from "@svc/queue";
+import { Prisma } from "@svc/store";
+import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
+import type { AcceptEventDeps } from "../../events/accept-event";
+import { createIngestBatcher } from "../ingest-batcher";
+import { ingestEvents } from "../ingest-batch";
+import { ingestEvent, type IngestDeps } from "../ingest-event";
+import { ingestConfig, makeRecipient, makeRule, makeTemplate, outcomesOf, postEvent, tickingClock } from "./ingest-fixtures";
+
+// Group commit: several events of different people in one transaction, a person's second event
+// after the first, a failing event isolated from its batch, and the configuration copy that
+// follows every edit of rules, templates and categories.
+
+let db: TestDatabase;
+let redis: TestRedisPrefix;
+let queues: Queues;
+let deps: IngestDeps & { queues: Queues };
+let accept: AcceptEventDeps;
+
+beforeAll(async () => {
+  db = await createTestDatabase("ingest_batch");
+  redis = testRedisPrefix("ingest_batch");
+  queues = createQueues({ redisUrl: redis.redisUrl, prefix: redis.prefix });
+  const now = tickingClock();
+  deps = { prisma: db.prisma, config: ingestConfig(), now, queues };
+  accept = { prisma: db.prisma, queues, logger: { warn: () => undefined }, now };
+  await makeTemplate(db.prisma, "tpl");
+  for (const person of ["ann", "bob", "cem", "dia"]) await makeRecipient(db.prisma, person);
+  await makeRule(db.prisma, { key: "ship", event: "order.shipped" });
+});
+
+afterAll(async () => {
+  await queues.close();
+  await redis.cleanup();
+  await db.drop();
+});
+
+const messagesOf = (eventId: string) =>
+  db.prisma.message.findMany({ where: { event_id: eventId }, select: { rule: true, status: true, template: true, category: true } });
+
+it("ingests events of several people in one call, each with its outcome, message and processed status", async () => {
+  const ids = [
+    await postEvent(accept, { name: "order.shipped", recipient: "ann" }),
+    await postEvent(accept, { name: "order.shipped", recipient: "bob" }),
+    await postEvent(accept, { name: "order.other", recipient: "cem" }),
+  ];
+  const results = await ingestEvents(deps, ids);
+  expect(ids.map((id) => results.get(id)?.status)).toEqual(["processed", "processed", "processed"]);
+  expect(await outcomesOf(db.prisma, ids[0]!)).toEqual([
+    { rule: "ship", matched: true, reason: null, status: "queued", message: true, digest: false },
+  ]);
+  expect(await outcomesOf(db.prisma, ids[2]!)).toEqual([]);
+  expect(await messagesOf(ids[1]!)).toEqual([{ rule: "ship", status: "queued", template: "tpl", category: "transactional" }]);
+  const events = await db.prisma.event.findMany({ where: { id: { in: ids } }, select: { status: true, attempts: true, recipient_id: true } });
+  expect(events.map((e) => [e.status, e.attempts, e.recipient_id !== null])).toEqual(Array(3).fill(["processed", 1, true]));
+});
+
+it("a person's second event in the same call runs after the first; unknown and processed events are skipped", async () => {
+  const first = await postEvent(accept, { name: "order.shipped", recipient: "dia" });
+  const second = await postEvent(accept, { name: "order.shipped", recipient: "dia" });
+  const results = await ingestEvents(deps, [first, second, "evt_missing", first]);
+  expect(results.get(first)?.status).toBe("processed");
+  expect(results.get(second)?.status).toBe("processed");
+  expect(results.get("evt_missing")).toEqual({ status: "skipped", reason: "not_found" });
+  expect((await ingestEvents(deps, [first])).get(first)).toEqual({ status: "skipped", reason: "processed" });
+  expect(await db.prisma.message.count({ where: { event_id: { in: [first, second] } } })).toBe(2);
+});
+
+it("the batcher isolates a failing event: the others of its batch still commit and announce", async () => {
+  const good = await postEvent(accept, { name: "order.shipped", recipient: "ann" });
+  const broken = await postEvent(accept, { name: "order.shipped", recipient: "broken" });
+  // Two identical addresses break the unique (recipient, channel, value): this event throws.
+  const twice = [{ channel: "email", value: "x@example.com" }, { channel: "email", value: "x@example.com" }];
+  await db.prisma.event.update({ where: { id: broken }, data: { recipient_profile: { addresses: twice } as Prisma.InputJsonValue } });
+  const batcher = createIngestBatcher(deps, { lingerMs: 20 });
+  const [goodResult, brokenResult] = await Promise.allSettled([batcher.ingest(good), batcher.ingest(broken)]);
+  expect(goodResult.status).toBe("fulfilled");
+  expect(brokenResult.status).toBe("rejected");
+  const message = await db.prisma.message.findFirstOrThrow({ where: { event_id: good } });
+  expect((await queues.queue("delivery").getJob(`${message.id}-0`))?.data).toEqual({ messageId: message.id, generation: 0 });
+  expect((await db.prisma.event.findUniqueOrThrow({ where: { id: broken } })).status).toBe("pending");
+});
+
+describe("configuration copy", () => {
+  // Each case edits between two events of one process; the second event must see the edit.
+  const cases: [string, () => Promise<unknown>, unknown][] = [
+    [
+      "a rule's template changed",
+      async () => {
+        if (!(await db.prisma.template.findUnique({ where: { key: "tpl2" } }))) await makeTemplate(db.prisma, "tpl2");
+        await db.prisma.rule.update({ where: { key: "edit" }, data: { template: "tpl2" } });
+      },
+      [{ rule: "edit", status: "queued", template: "tpl2", category: "transactional" }],
+    ],
+    ["the rule disabled", () => db.prisma.rule.update({ where: { key: "edit" }, data: { enabled: false } }), []],
+    ["the rule deleted", () => db.prisma.rule.delete({ where: { key: "edit" } }), []],
+    [
+      "a new rule created",
+      () => makeRule(db.prisma, { key: "edit-new", event: "thing.edited", category: "marketing" }),
+      [
+        { rule: "edit", status: "queued", template: "tpl", category: "transactional" },
+        { rule: "edit-new", status: "queued", template: "tpl", category: "marketing" },
+      ],
+    ],
+  ];
+
+  beforeEach(async () => {
+    await db.prisma.rule.deleteMany({ where: { key: { startsWith: "edit" } } });
+    await makeRule(db.prisma, { key: "edit", event: "thing.edited" });
+  });
+
+  it.each(cases)("%s is honoured by the next event", async (_name, edit, expected) => {
+    for (const ingest of [(id: string) => ingestEvent(deps, id), (id: string) => ingestEvents(deps, [id])]) {
+      const before = await postEvent(accept, { name: "thing.edited", recipient: "bob" });
+      await ingest(before);
+      expect(await messagesOf(before)).toEqual([{ rule: "edit", status: "queued", template: "tpl", category: "transactional" }]);
+      await edit();
+      const after = await postEvent(accept, { name: "thing.edited", recipient: "bob" });
+      await ingest(after);
+      const messages = await messagesOf(after);
+      expect(messages.sort((a, b) => a.rule!.localeCompare(b.rule!))).toEqual(expected);
+      // Back to the starting rule for the second way of ingesting.
+      await db.prisma.rule.deleteMany({ where: { key: { startsWith: "edit" } } });
+      await makeRule(db.prisma, { key: "edit", event: "thing.edited" });
+    }
+  });
+
+  it("a template's text edited is rendered by the next event", async () => {
+    const render = async () => {
+      const id = await postEvent(accept, { name: "thing.edited", recipient: "bob", data: { msg: "x" } });
+      await ingestEvent(deps, id);
+      return (await db.prisma.message.findFirstOrThrow({ where: { event_id: id } })).content as { body: string };
+    };
+    expect((await render()).body).toBe("Hello x");
+    await db.prisma.template.update({ where: { key: "tpl" }, data: { locales: { en: { title: "t", body: "Bye {{ data.msg }}" } } } });
+    expect((await render()).body).toBe("Bye x");
+    await db.prisma.template.update({ where: { key: "tpl" }, data: { locales: { en: { title: "{{ event.name }}", body: "Hello {{ data.msg }}" } } } });
+  });
+
+  it("a category's settings edited apply to the next event", async () => {
+    const statusOf = async () => {
+      const id = await postEvent(accept, { name: "thing.edited", recipient: "bob" });
+      await ingestEvent(deps, id);
+      return (await messagesOf(id))[0]?.status;
+    };
+    await db.prisma.category.create({ data: { key: "capped", frequency_caps: [] } });
+    await db.prisma.rule.update({ where: { key: "edit" }, data: { category: "capped" } });
+    expect(await statusOf()).toBe("queued");
+    await db.prisma.category.update({ where: { key: "capped" }, data: { frequency_caps: [{ period: 3600, limit: 1 }] } });
+    expect(await statusOf()).toBe("suppressed");
+  });
+});
