@@ -86,6 +86,11 @@ async function setUpSvc(pool: Pool): Promise<void> {
     `INSERT INTO rules (key, event, template, category, channels, condition, digest, updated_at)
      VALUES ('bench-drain', 'bench.drain', 'bench', 'transactional', ARRAY['push'], NULL, NULL, now())`,
   );
+  // For the delivery-only phase: due a second later, so every message waits in the delivery queue.
+  await pool.query(
+    `INSERT INTO rules (key, event, template, category, channels, condition, digest, delay_seconds, updated_at)
+     VALUES ('bench-drain-later', 'bench.later', 'bench', 'transactional', ARRAY['push'], NULL, NULL, 1, now())`,
+  );
   const ids = Array.from({ length: RECIPIENTS }, (_, i) => ({
     id: newId("recipient"),
     external: `bench-${i}`,
@@ -101,15 +106,15 @@ async function setUpSvc(pool: Pool): Promise<void> {
 }
 
 let eventCounter = 0;
-async function insertEvents(pool: Pool, queues: Queues, count: number): Promise<void> {
+async function insertEvents(pool: Pool, queues: Queues, count: number, name = "bench.drain"): Promise<void> {
   const rows = Array.from({ length: count }, () => {
     const n = eventCounter++;
     return { id: newId("event"), recipient: `bench-${n % RECIPIENTS}`, data: JSON.stringify({ order: n }) };
   });
   await pool.query(
     `INSERT INTO events (id, name, source, sender, recipient_external_id, data, created_at)
-     SELECT id, 'bench.drain', 'api', 'backend', r, d::jsonb, clock_timestamp() FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, r, d)`,
-    [rows.map((r) => r.id), rows.map((r) => r.recipient), rows.map((r) => r.data)],
+     SELECT id, $4, 'api', 'backend', r, d::jsonb, clock_timestamp() FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, r, d)`,
+    [rows.map((r) => r.id), rows.map((r) => r.recipient), rows.map((r) => r.data), name],
   );
   await queues.enqueueBulk(rows.map((r) => ({ name: "ingest-event" as const, payload: { eventId: r.id } })));
 }
@@ -161,7 +166,7 @@ async function runSvc(pool: Pool, queues: Queues): Promise<{ burst: Run; paced: 
   since = new Date();
   const delivery = queues.queue("delivery");
   await delivery.pause();
-  await insertEvents(pool, queues, N);
+  await insertEvents(pool, queues, N, "bench.later");
   await until(
     async () =>
       (
@@ -173,6 +178,11 @@ async function runSvc(pool: Pool, queues: Queues): Promise<{ burst: Run; paced: 
     300_000,
     "svc ingest",
   );
+  // Every job due (delayed jobs of a paused queue move to its paused list when due).
+  const { rows } = await pool.query(`SELECT max(send_at) AS last FROM messages WHERE created_at >= $1`, [
+    since,
+  ]);
+  await sleep(Math.max(0, (rows[0].last as Date).getTime() + 200 - Date.now()));
   const resumedAt = new Date();
   await delivery.resume();
   await until(async () => (await sentCount(pool, since)) >= N, 300_000, "svc delivery");
@@ -199,7 +209,7 @@ async function addPaced(rate: number, add: (count: number) => Promise<void>): Pr
 
 async function runChain(pool: Pool, first: Queue, last: Queue): Promise<{ burst: Run; paced: Run }> {
   const add = async (count: number) => {
-    const ids = Array.from({ length: count }, () => randomBytes(8).toString("hex"));
+    const ids = Array.from({ length: count }, () => `item-${randomBytes(8).toString("hex")}`);
     const at = Date.now();
     await pool.query(`INSERT INTO bench_items (id) SELECT unnest($1::text[])`, [ids]);
     await first.addBulk(
@@ -258,23 +268,29 @@ async function main() {
   const queues = createQueues({ redisUrl: REDIS_URL, prefix: svcPrefix });
   await queues.ready();
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const svcWorkers = Array.from({ length: WORKERS }, () =>
+  const secretKey = randomBytes(32).toString("base64");
+  const worker = (queueNames: string, args: string[]) =>
     startChild(
       [
-        ...nodeArgs,
+        ...args,
         "-r",
         REGISTER,
         path.join(ROOT, "apps/worker/src/main.ts"),
         "--config",
         configFile,
         "--queues",
-        "ingest,policy,delivery,scheduler",
+        queueNames,
       ],
       {
-        SVC_SECRET_KEY: randomBytes(32).toString("base64"),
+        SVC_SECRET_KEY: secretKey,
       },
-    ),
+    );
+  // BENCH_DELIVERY_PROF=<dir>: delivery runs in one extra process of its own, CPU-profiled there.
+  const profileDir = process.env.BENCH_DELIVERY_PROF;
+  const svcWorkers = Array.from({ length: WORKERS }, () =>
+    worker(profileDir ? "ingest,policy,scheduler" : "ingest,policy,delivery,scheduler", nodeArgs),
   );
+  if (profileDir) svcWorkers.push(worker("delivery", ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]));
   const chainPrefix = `svc-bench-chain-${tag}`;
   const chainQueues = ["chain-a", "chain-b", "chain-c"].map(
     (name) => new Queue(name, { connection: { url: REDIS_URL }, prefix: chainPrefix }),
@@ -292,7 +308,10 @@ async function main() {
     await until(
       async () => {
         if (svcWorkers.some((w) => w.exitCode !== null)) throw new Error("a svc worker exited");
-        return (await queues.queue("delivery").getWorkersCount()) >= WORKERS;
+        return (
+          (await queues.queue("ingest").getWorkersCount()) >= WORKERS &&
+          (await queues.queue("delivery").getWorkersCount()) >= 1
+        );
       },
       60_000,
       "svc workers",

@@ -1,5 +1,14 @@
 import type { Env, SvcConfig } from "@svc/config";
-import { QUEUE_NAMES, jobNamesOf, sweepHandler, type JobHandlers, type JobLogger, type QueueName, type Queues, type Sweep } from "@svc/queue";
+import {
+  QUEUE_NAMES,
+  jobNamesOf,
+  sweepHandler,
+  type JobHandlers,
+  type JobLogger,
+  type QueueName,
+  type Queues,
+  type Sweep,
+} from "@svc/queue";
 import {
   applyPolicyJob,
   closeDigestJob,
@@ -7,6 +16,7 @@ import {
   deliverMessageJob,
   deliverySweeps,
   ingestEventJob,
+  inlineDelivery,
   requeuePendingEventsSweep,
 } from "@svc/engine";
 import { createProviders } from "@svc/providers";
@@ -21,12 +31,19 @@ export interface HandlerDeps {
   now: () => Date;
   /** Provider credentials (`*_env` settings of channels) are read from it; apps pass process.env. */
   env: Env;
+  /**
+   * This process runs both ingest and delivery: ingest's messages due now are delivered here
+   * without a trip through the delivery queue (docs/delivery.md "Inline delivery").
+   */
+  deliverInline?: boolean;
 }
 
 export interface HandlerRegistry {
   handlers: JobHandlers;
   /** Registered as job schedulers by the process that runs the `scheduler` queue. */
   sweeps: Sweep[];
+  /** Waits for inline deliveries to end; call after the workers closed (no new ones start then). */
+  drain(): Promise<void>;
 }
 
 // The one place processors are wired to job names. The engine's use cases (ingest, policy,
@@ -40,16 +57,27 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
     ...deliverySweeps(deps),
     closeDueDigestsSweep(deps),
   ];
+  const deliver = deliverMessageJob({ ...deps, providers });
+  const inline = deps.deliverInline
+    ? inlineDelivery({
+        deliver,
+        queues: deps.queues,
+        logger: deps.logger,
+        now: deps.now,
+        limit: deps.config.worker.concurrency.delivery,
+      })
+    : null;
   return {
     handlers: {
       sweep: sweepHandler(sweeps),
-      "ingest-event": ingestEventJob(deps),
+      "ingest-event": ingestEventJob(inline ? { ...deps, queues: inline.queues } : deps),
       // Ingest composes inline; apply-policy (re)composes one (event, rule) when a job asks for it.
       "apply-policy": applyPolicyJob(deps),
-      "deliver-message": deliverMessageJob({ ...deps, providers }),
+      "deliver-message": deliver,
       "close-digest": closeDigestJob(deps),
     },
     sweeps,
+    drain: async () => inline?.drain(),
   };
 }
 

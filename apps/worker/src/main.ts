@@ -36,12 +36,22 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
     await migrate({ databaseUrl: config.database.url, migrationsDir: MIGRATIONS_DIR, createDatabase: true });
   }
   const prisma = createPrisma({ databaseUrl: config.database.url });
-  const { handlers, sweeps } = buildHandlers({ queues, logger, prisma, config, now: () => new Date(), env });
+  const deliverInline = queueNames.includes("ingest") && queueNames.includes("delivery");
+  const { handlers, sweeps, drain } = buildHandlers({
+    queues,
+    logger,
+    prisma,
+    config,
+    now: () => new Date(),
+    env,
+    deliverInline,
+  });
   const running = startWorkers({ config, handlers, queues: queueNames, logger });
   exitGracefullyOnSignals({
     logger,
     close: async () => {
       await running.close();
+      await drain();
       await queues.close();
       await prisma.$disconnect();
     },

@@ -1,0 +1,115 @@
+import { waitFor } from "@svc/testkit";
+import { deliverMessageJob } from "../deliver-message-job";
+import { inlineDelivery } from "../inline-delivery";
+import { makePerson, queuedMessage, startBench, type Bench } from "./delivery-fixtures";
+
+// Ingest's due deliveries run in the process (no delivery job in Redis); everything else, and
+// anything over the limit or failing, goes through the queue as before.
+
+let bench: Bench;
+beforeAll(async () => {
+  bench = await startBench("delivery_inline");
+});
+afterAll(() => bench.close());
+
+const quiet = { warn: () => undefined };
+const deliveryJobs = () =>
+  bench.queues.queue("delivery").getJobCountByTypes("waiting", "delayed", "active", "completed", "failed");
+
+test("a due delivery is sent in the process: the message ends sent and no delivery job is added", async () => {
+  const person = await makePerson(bench.prisma, [{ channel: "sms", value: "+15550009001" }]);
+  const message = await queuedMessage(bench.prisma, person, { channels: ["sms"] });
+  const deliver = deliverMessageJob({ ...bench.deps, links: undefined, screen: undefined });
+  const inline = inlineDelivery({
+    deliver,
+    queues: bench.queues,
+    logger: quiet,
+    now: () => new Date(),
+    limit: 10,
+  });
+  const ids = await inline.queues.enqueueBulk([
+    {
+      name: "deliver-message",
+      payload: { messageId: message.id, generation: 0 },
+      opts: { sendAt: message.send_at },
+    },
+  ]);
+  expect(ids).toEqual([`${message.id}-0`]);
+  await inline.drain();
+  expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({
+    status: "sent",
+    channel: "sms",
+  });
+  expect(bench.hooks.to("+15550009001")).toHaveLength(1);
+  expect(await deliveryJobs()).toBe(0);
+});
+
+test("later deliveries, other jobs and deliveries over the limit are enqueued; ids keep the input order", async () => {
+  const started: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const deliver = async ({ messageId }: { messageId: string }) => {
+    started.push(messageId);
+    await held;
+  };
+  const inline = inlineDelivery({
+    deliver,
+    queues: bench.queues,
+    logger: quiet,
+    now: () => new Date(),
+    limit: 1,
+  });
+  const later = new Date(Date.now() + 3_600_000);
+  const ids = await inline.queues.enqueueBulk([
+    { name: "deliver-message", payload: { messageId: "msg_LATER", generation: 0 }, opts: { sendAt: later } },
+    { name: "deliver-message", payload: { messageId: "msg_NOW1", generation: 2 } },
+    { name: "close-digest", payload: { digestId: "dig_INLINE" }, opts: { sendAt: later } },
+    {
+      name: "deliver-message",
+      payload: { messageId: "msg_NOW2", generation: 0 },
+      opts: { sendAt: new Date(Date.now() - 1) },
+    },
+  ]);
+  expect(ids).toEqual(["msg_LATER-0", "msg_NOW1-2", "dig_INLINE", "msg_NOW2-0"]);
+  expect(started).toEqual(["msg_NOW1"]);
+  expect(inline.inFlight).toBe(1);
+  const delivery = bench.queues.queue("delivery");
+  expect(await delivery.getJobState("msg_LATER-0")).toBe("delayed");
+  expect(await delivery.getJobState("msg_NOW2-0")).toBe("waiting"); // over the limit of 1
+  expect(await delivery.getJobState("msg_NOW1-2")).toBe("unknown");
+  expect(await bench.queues.queue("digests").getJobState("dig_INLINE")).toBe("delayed");
+  let drained = false;
+  const draining = inline.drain().then(() => (drained = true));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(drained).toBe(false);
+  release();
+  await draining;
+  expect(inline.inFlight).toBe(0);
+  await delivery.obliterate({ force: true });
+  await bench.queues.queue("digests").obliterate({ force: true });
+});
+
+test("a failing inline delivery falls back to the delivery job", async () => {
+  const warnings: unknown[] = [];
+  const inline = inlineDelivery({
+    deliver: async () => {
+      throw new Error("leased");
+    },
+    queues: bench.queues,
+    logger: { warn: (...args: unknown[]) => warnings.push(args) },
+    now: () => new Date(),
+    limit: 5,
+  });
+  await inline.queues.enqueueBulk([
+    { name: "deliver-message", payload: { messageId: "msg_FALLBACK", generation: 1 } },
+  ]);
+  await inline.drain();
+  expect(
+    await waitFor(
+      async () => (await bench.queues.queue("delivery").getJobState("msg_FALLBACK-1")) === "waiting" && true,
+    ),
+  ).toBe(true);
+  expect(warnings).toEqual([
+    ["inline delivery failed, enqueued", { message_id: "msg_FALLBACK", error: "leased" }],
+  ]);
+});
