@@ -135,19 +135,61 @@ async function main() {
 ## Compose path: events → messages
 
 ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${ROUNDS} rounds of ${fmt(EVENTS)} events
-for ${fmt(RECIPIENTS)} recipients, concurrency ${CONCURRENCY}, medians. Queue paused, jobs bulk-enqueued, resumed; timed until
-every event has its row in \`messages\`. Worker from source with \`--queues ingest,policy\` (delivery stopped).
+for ${fmt(RECIPIENTS)} recipients, concurrency ${CONCURRENCY} per queue, medians. Each round: queue paused, jobs bulk-enqueued,
+resumed, timed until every event has its row in \`messages\`. The svc worker runs from source with \`--queues ingest,policy\`
+(delivery stopped); \`npm run bench:compose\`.
 
-| Pipeline | Events/s (median) | Rounds | svc ratio |
-|---|---|---|---|
-| svc \`ingest-event\` (lock, rules, policy, render, message + outcome + event in one transaction, delivery enqueue) | ${fmt(m.svc)} | ${rates.svc!.map((r) => fmt(r)).join(", ")} | 1.00 |
-| bare chain: BullMQ job → one UPDATE → BullMQ job → one UPDATE | ${fmt(m.bare)} | ${rates.bare!.map((r) => fmt(r)).join(", ")} | ${fmt(ratio, 2)} |
+| Pipeline | Events/s (median) | Jobs/s | Rounds (events/s) | svc ratio |
+|---|---|---|---|---|
+| svc \`ingest-event\` (locks, rules, policy, render; messages, outcomes, event status in one transaction; delivery enqueue) | ${fmt(m.svc)} | ${fmt(m.svc)} | ${rates.svc!.map((r) => fmt(r)).join(", ")} | 1.00 |
+| bare chain: job → one UPDATE → job → one UPDATE | ${fmt(m.bare)} | ${fmt(2 * m.bare)} | ${rates.bare!.map((r) => fmt(r)).join(", ")} | ${fmt(ratio, 2)} |
 
-Target: svc ≥ 1.0 × bare chain = ${fmt(m.bare)} events/s: **${ratio >= 1 ? "met" : "not met"}** (svc/bare = ${fmt(ratio, 2)}).
+Target: svc events/s ≥ 1.0 × bare chain = ${fmt(m.bare)} events/s: **${ratio >= 1 ? "met" : "not met"}** (svc/bare = ${fmt(ratio, 2)};
+against the chain's jobs/s, ${fmt(m.svc / (2 * m.bare), 2)}).
 `;
   console.log(table);
-  if (process.env.BENCH_WRITE !== "0") writeSection("compose", `${table}\n${process.env.BENCH_NOTES ?? ""}`);
+  if (process.env.BENCH_WRITE !== "0") writeSection("compose", `${table}\n${NOTES}`);
 }
+
+const NOTES = `
+### What made it fast
+
+Same machine, same session each time (2 shared cores, other benchmarks running: the bare chain itself
+moved between 800 and 2,400 events/s over the hour, so compare ratios, not absolutes):
+
+| Step | svc events/s | bare chain | ratio |
+|---|---|---|---|
+| before: one transaction per event, ~22 statements through Prisma | 55–67 | 795–943 | 0.07 |
+| one-compose fast path: peek, both locks in one statement, one snapshot read, cached configuration, one write statement | 117–124 | 858–888 | 0.14 |
+| group commit of the jobs running at once (one transaction per batch) | 587 | 1,070 | 0.55 |
+| batches wait 2 ms for company | 814–1,022 | 1,737–2,316 | 0.44–0.51 |
+
+- **Profile first** (\`BENCH_CPU_PROF=<dir> npm run bench:compose\`, self time of the worker): before, 30 % in
+  \`@prisma/client\` (query building and result mapping, ~22 queries per event) and 25 % in \`writev\`/\`writeBuffer\`
+  (one socket write per statement: system calls are expensive here). After, the worker is ~60 % idle:
+  latency of the few statements per batch, not CPU, bounds it.
+- **Statements per event.** The common event (known person, no inline profile, no agent, at most one rule
+  firing for a message) reads everything in one statement under the locks: the event, the person with
+  addresses, consents and fatigue states, whether the event already has a message, and the configuration
+  fingerprint. It writes messages, outcomes and the \`processed\` status in one statement
+  (\`json_populate_recordset\`). Everything else (profiles, agents, digests, several messages per event, a
+  retry that finds a message) takes the general path, which decides the same way through \`composeMessage\`.
+- **Configuration cache with no window.** Rules, templates and categories are kept per process under a
+  fingerprint of the three tables (row count and a hash over each row's key and \`xmin\`, which changes with
+  every UPDATE), read in the same statement as the event, after its locks. An edit committed before that
+  statement changes the fingerprint, so the next event reloads; edits from any writer count (API, svcctl, SQL).
+- **Group commit.** The up to 20 jobs a worker runs at once hand their event ids to a batcher; two
+  transactions run at a time and ids that arrive meanwhile (or within 2 ms) go into the next, at most 20, one
+  per person (a person's second event runs after the batch commits). A batch takes every external-id lock,
+  then every internal-id lock, each group in key order, so batches, single ingests and direct sends cannot
+  wait in a circle. Messages, outcomes and statuses commit together; delivery jobs of the whole batch go out
+  in one bulk add after the commit, and each job completes only then. If a batch fails, its events run one by
+  one, so one bad event fails only its own job.
+- **What bounds it now.** Throughput is jobs in flight (20) over the time a batch takes: peek, BEGIN, locks,
+  snapshot, write, COMMIT and the bulk add, about 10–25 ms here, where the message insert (16 indexes on
+  \`messages\`) is the largest part. The bare chain has 40 jobs in flight (20 per queue) doing one
+  index-free UPDATE each.
+`;
 
 async function runRound(target: Target, queue: Queue, events: number): Promise<number> {
   const before = await target.done();
