@@ -1,5 +1,6 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import globals from "globals";
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "packages/store/src/generated/**", "coverage/**", "test-output/**"] },
@@ -24,8 +25,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ["scripts/**/*.js", "**/*.cjs"],
-    languageOptions: { globals: { require: "readonly", module: "writable", __dirname: "readonly", process: "readonly", console: "readonly" } },
+    // Plain CommonJS scripts run by Node (build helpers, benchmark references, test fixtures).
+    files: ["**/*.js", "**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { ...globals.node } },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
 );
