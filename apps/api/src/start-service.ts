@@ -66,9 +66,10 @@ export async function startService({ env, cwd }: { env: NodeJS.ProcessEnv; cwd: 
 }
 
 async function startEmbeddedWorkers(config: SvcConfig, prisma: PrismaClient, queues: Queues, logger: Logger, env: NodeJS.ProcessEnv): Promise<RunningWorkers> {
-  const { handlers, sweeps } = buildHandlers({ queues, logger, prisma, config, now: () => new Date(), env });
+  // Ingest and delivery run here together: due messages skip the delivery queue (docs/delivery.md).
+  const { handlers, sweeps, drain } = buildHandlers({ queues, logger, prisma, config, now: () => new Date(), env, deliverInline: true });
   const running = startWorkers({ config, handlers, queues: queuesWithHandlers(handlers), logger });
   await queues.ready(30_000);
   await registerSchedules(queues, sweeps);
-  return running;
+  return { queues: running.queues, close: () => running.close().then(drain) };
 }
