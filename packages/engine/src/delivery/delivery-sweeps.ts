@@ -1,9 +1,9 @@
 import { REASON } from "@svc/core";
 import { requeueStuck, type Queues, type Sweep } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
+import { Prisma, type PrismaClient } from "@svc/store";
 
-// Sweeps of the delivery queue (docs/delivery.md). Generation bumps are compare-and-set on the
-// generation read, so an older job still in flight turns into a no-op at its claim.
+// Sweeps of the delivery queue (docs/delivery.md). A bumped generation turns an older job still in
+// flight or in Redis into a no-op at its claim.
 
 export interface DeliverySweepDeps {
   prisma: PrismaClient;
@@ -34,13 +34,7 @@ export function reclaimLeasesSweep(deps: DeliverySweepDeps, every = 30_000): Swe
   return {
     name: "reclaim-leases",
     every,
-    run: ({ now }) =>
-      bumpAndEnqueue(
-        deps,
-        { status: "sending", lease_until: { lt: now } },
-        { status: "sending", lease_until: { lt: now } },
-        now,
-      ),
+    run: ({ now }) => bumpAndEnqueue(deps, Prisma.sql`status = 'sending' AND lease_until < ${now}`, now),
   };
 }
 
@@ -49,13 +43,12 @@ export function requeueDueSweep(deps: DeliverySweepDeps, every = 60_000): Sweep 
   return {
     name: "requeue-due",
     every,
-    run: ({ now }) => {
-      const due = {
-        status: "queued" as const,
-        send_at: { lt: new Date(now.getTime() - REQUEUE_DUE_GRACE_MS) },
-      };
-      return bumpAndEnqueue(deps, due, due, now);
-    },
+    run: ({ now }) =>
+      bumpAndEnqueue(
+        deps,
+        Prisma.sql`status = 'queued' AND send_at < ${new Date(now.getTime() - REQUEUE_DUE_GRACE_MS)}`,
+        now,
+      ),
   };
 }
 
@@ -63,32 +56,21 @@ export function deliverySweeps(deps: DeliverySweepDeps): Sweep[] {
   return [expireQueuedSweep(deps), reclaimLeasesSweep(deps), requeueDueSweep(deps)];
 }
 
-type MessageWhere = NonNullable<Parameters<PrismaClient["message"]["findMany"]>[0]>["where"];
-
-// A job that may still exist in Redis under the old id would swallow the add, so the row moves to
-// the next generation first (CAS per row) and the new id is enqueued.
-async function bumpAndEnqueue(deps: DeliverySweepDeps, list: MessageWhere, recheck: MessageWhere, now: Date) {
+// A job that may still exist in Redis under the old id would swallow the add, so the rows move to
+// the next generation first and the new ids are enqueued. One statement: the oldest matching rows,
+// locked (rows a worker is writing right now are skipped, the next run sees them), bumped only if
+// they still match, so an older job still in flight becomes a no-op at its claim.
+async function bumpAndEnqueue(deps: DeliverySweepDeps, stuck: Prisma.Sql, now: Date) {
   return requeueStuck({
     queues: deps.queues,
     job: "deliver-message",
     limit: BATCH,
     list: async (limit) => {
-      const rows = await deps.prisma.message.findMany({
-        where: list,
-        orderBy: { send_at: "asc" },
-        take: limit,
-        select: { id: true, generation: true },
-      });
-      const bumped = await Promise.all(
-        rows.map((row) =>
-          deps.prisma.message.updateManyAndReturn({
-            where: { AND: [recheck ?? {}, { id: row.id, generation: row.generation }] },
-            data: { generation: { increment: 1 }, updated_at: now },
-            select: { id: true, generation: true },
-          }),
-        ),
-      );
-      return bumped.flat().map((row) => ({ messageId: row.id, generation: row.generation }));
+      const rows = await deps.prisma.$queryRaw<{ id: string; generation: number }[]>(Prisma.sql`
+        UPDATE messages SET generation = generation + 1, updated_at = ${now}
+        WHERE id IN (SELECT id FROM messages WHERE ${stuck} ORDER BY send_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) AND ${stuck}
+        RETURNING id, generation`);
+      return rows.map((row) => ({ messageId: row.id, generation: row.generation }));
     },
   });
 }
