@@ -18,6 +18,7 @@ import { Pool } from "pg";
 import { newId } from "@svc/core";
 import { createQueues, type BulkItem } from "@svc/queue";
 import { dropDatabase, ensureDatabase, migrate, withDatabaseName } from "@svc/store";
+import { summarizeProfile } from "./lib/cpu-profile";
 import { stop } from "./lib/processes";
 import { fmt, writeSection } from "./lib/results";
 import { median } from "./lib/wrk";
@@ -45,7 +46,11 @@ async function main() {
   const bareDb = withDatabaseName(SERVER, `svc_bench_chain_${tag}`);
   const svcPrefix = `svc-bench-compose-${tag}`;
   const barePrefix = `svc-bench-chain-${tag}`;
-  await migrate({ databaseUrl: svcDb, migrationsDir: path.join(ROOT, "prisma/migrations"), createDatabase: true });
+  await migrate({
+    databaseUrl: svcDb,
+    migrationsDir: path.join(ROOT, "prisma/migrations"),
+    createDatabase: true,
+  });
   await ensureDatabase(bareDb);
   const svcPool = new Pool({ connectionString: svcDb, max: 2 });
   const barePool = new Pool({ connectionString: bareDb, max: 2 });
@@ -60,7 +65,16 @@ async function main() {
   const profDir = CPU_PROF ? path.resolve(CPU_PROF) : null;
 
   const svcWorker = spawnWorker(
-    [...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []), "-r", FROM_SOURCE, path.join(ROOT, "apps/worker/src/main.ts"), "--queues", "ingest,policy", "--config", configFile],
+    [
+      ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
+      "-r",
+      FROM_SOURCE,
+      path.join(ROOT, "apps/worker/src/main.ts"),
+      "--queues",
+      "ingest,policy",
+      "--config",
+      configFile,
+    ],
     {
       DATABASE_URL: svcDb,
       REDIS_URL,
@@ -71,7 +85,10 @@ async function main() {
       SVC__WORKER__CONCURRENCY__POLICY: String(CONCURRENCY),
     },
   );
-  const bareWorker = spawnWorker([path.join(__dirname, "reference/bare-chain.js"), bareDb, REDIS_URL, barePrefix, String(CONCURRENCY)], {});
+  const bareWorker = spawnWorker(
+    [path.join(__dirname, "reference/bare-chain.js"), bareDb, REDIS_URL, barePrefix, String(CONCURRENCY)],
+    {},
+  );
 
   let nextChainId = 0;
   const targets: Target[] = [
@@ -81,7 +98,9 @@ async function main() {
         const ids = await insertEvents(svcPool, count);
         return async () => {
           for (let i = 0; i < ids.length; i += 1_000) {
-            const items = ids.slice(i, i + 1_000).map((eventId): BulkItem<"ingest-event"> => ({ name: "ingest-event", payload: { eventId } }));
+            const items = ids
+              .slice(i, i + 1_000)
+              .map((eventId): BulkItem<"ingest-event"> => ({ name: "ingest-event", payload: { eventId } }));
             await queues.enqueueBulk(items);
           }
         };
@@ -93,11 +112,20 @@ async function main() {
       prepare: async (count) => {
         const from = nextChainId;
         nextChainId += count;
-        await barePool.query("INSERT INTO bench_chain (id) SELECT generate_series($1::bigint, $2::bigint)", [from, from + count - 1]);
+        await barePool.query("INSERT INTO bench_chain (id) SELECT generate_series($1::bigint, $2::bigint)", [
+          from,
+          from + count - 1,
+        ]);
         return async () => {
           for (let i = from; i < from + count; i += 1_000) {
             const ids = Array.from({ length: Math.min(1_000, from + count - i) }, (_, k) => i + k);
-            await chainA.addBulk(ids.map((id) => ({ name: "a", data: { id }, opts: { jobId: `a-${id}`, removeOnComplete: true } })));
+            await chainA.addBulk(
+              ids.map((id) => ({
+                name: "a",
+                data: { id },
+                opts: { jobId: `a-${id}`, removeOnComplete: true },
+              })),
+            );
           }
         };
       },
@@ -120,14 +148,19 @@ async function main() {
     await checkSvc(svcPool);
   } finally {
     await Promise.all([stop(svcWorker), stop(bareWorker)]);
-    for (const queue of [...Object.values(queueOf), chainB, queues.queue("delivery"), queues.queue("policy")]) {
+    for (const queue of [
+      ...Object.values(queueOf),
+      chainB,
+      queues.queue("delivery"),
+      queues.queue("policy"),
+    ]) {
       await queue.obliterate({ force: true }).catch(() => undefined);
     }
     await Promise.all([chainA.close(), chainB.close(), queues.close(), svcPool.end(), barePool.end()]);
     await dropDatabase(svcDb);
     await dropDatabase(bareDb);
   }
-  if (profDir) await summarise(profDir);
+  if (profDir) summarise(profDir);
 
   const m = { svc: median(rates.svc!), bare: median(rates.bare!) };
   const ratio = m.svc / m.bare;
@@ -208,11 +241,17 @@ async function runRound(target: Target, queue: Queue, events: number): Promise<n
 }
 
 async function seedSvc(pool: Pool) {
-  await pool.query(`INSERT INTO categories (key, frequency_caps, respect_quiet_hours, updated_at) VALUES ('bench', '[]', false, now())`);
   await pool.query(
-    `INSERT INTO templates (key, locales, updated_at) VALUES ('bench', $1, now())`,
-    [{ en: { title: "Order {{ data.order }}", body: "Hello {{ recipient.external_id }}, your order {{ data.order }} of {{ data.total }} is confirmed." } }],
+    `INSERT INTO categories (key, frequency_caps, respect_quiet_hours, updated_at) VALUES ('bench', '[]', false, now())`,
   );
+  await pool.query(`INSERT INTO templates (key, locales, updated_at) VALUES ('bench', $1, now())`, [
+    {
+      en: {
+        title: "Order {{ data.order }}",
+        body: "Hello {{ recipient.external_id }}, your order {{ data.order }} of {{ data.total }} is confirmed.",
+      },
+    },
+  ]);
   await pool.query(
     `INSERT INTO rules (key, event, template, category, channels, updated_at) VALUES ('bench-order', 'order.created', 'bench', 'bench', '{console}', now())`,
   );
@@ -220,8 +259,14 @@ async function seedSvc(pool: Pool) {
     const n = Math.min(1_000, RECIPIENTS - i);
     const ids = Array.from({ length: n }, () => newId("recipient"));
     const externals = Array.from({ length: n }, (_, k) => `user-${i + k}`);
-    await pool.query(`INSERT INTO recipients (id, external_id, updated_at) SELECT * , now() FROM unnest($1::text[], $2::text[])`, [ids, externals]);
-    await pool.query(`INSERT INTO addresses (recipient_id, channel, value, updated_at) SELECT id, 'console', external_id, now() FROM unnest($1::text[], $2::text[]) AS t(id, external_id)`, [ids, externals]);
+    await pool.query(
+      `INSERT INTO recipients (id, external_id, updated_at) SELECT * , now() FROM unnest($1::text[], $2::text[])`,
+      [ids, externals],
+    );
+    await pool.query(
+      `INSERT INTO addresses (recipient_id, channel, value, updated_at) SELECT id, 'console', external_id, now() FROM unnest($1::text[], $2::text[]) AS t(id, external_id)`,
+      [ids, externals],
+    );
   }
 }
 
@@ -249,24 +294,31 @@ async function count(pool: Pool, sql: string): Promise<number> {
 
 // Every event processed, one outcome and one queued message each: the rate counts real work.
 async function checkSvc(pool: Pool) {
-  const { rows } = await pool.query<{ status: string; n: string }>(`SELECT status::text, count(*) AS n FROM events GROUP BY 1`);
+  const { rows } = await pool.query<{ status: string; n: string }>(
+    `SELECT status::text, count(*) AS n FROM events GROUP BY 1`,
+  );
   const byStatus = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   const events = await count(pool, "SELECT count(*) AS n FROM events");
   const queued = await count(pool, "SELECT count(*) AS n FROM messages WHERE status = 'queued'");
   const outcomes = await count(pool, "SELECT count(*) AS n FROM event_outcomes WHERE message_id IS NOT NULL");
   if (byStatus.processed !== events || queued !== events || outcomes !== events) {
-    throw new Error(`svc check failed: events ${JSON.stringify(byStatus)}, queued messages ${queued}, outcomes ${outcomes}`);
+    throw new Error(
+      `svc check failed: events ${JSON.stringify(byStatus)}, queued messages ${queued}, outcomes ${outcomes}`,
+    );
   }
 }
 
 function spawnWorker(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   child.stderr!.on("data", (chunk: Buffer) => process.stderr.write(chunk));
   return child;
 }
 
-async function summarise(dir: string) {
-  const { summarizeProfile } = require("./lib/cpu-profile") as typeof import("./lib/cpu-profile");
+function summarise(dir: string) {
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
     console.log(`\n${file}\n${summarizeProfile(path.join(dir, file))}`);
   }

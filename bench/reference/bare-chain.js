@@ -20,7 +20,11 @@ const workers = [
     },
     options,
   ),
-  new Worker("chain-b", (job) => pool.query("UPDATE bench_chain SET step = 2 WHERE id = $1", [job.data.id]), options),
+  new Worker(
+    "chain-b",
+    (job) => pool.query("UPDATE bench_chain SET step = 2 WHERE id = $1", [job.data.id]),
+    options,
+  ),
 ];
 
 async function close() {

@@ -47,15 +47,22 @@ async function ingestLocked(
   deps: IngestDeps,
   batch: [string, EventPeek][],
 ): Promise<Map<string, IngestResult | "later">> {
-  await lockInOrder(tx, batch.map(([, peek]) => peek));
-  const snapshots = await loadIngestSnapshots(tx, batch.map(([id]) => id));
+  await lockInOrder(
+    tx,
+    batch.map(([, peek]) => peek),
+  );
+  const snapshots = await loadIngestSnapshots(
+    tx,
+    batch.map(([id]) => id),
+  );
   const now = deps.now();
   const results = new Map<string, IngestResult | "later">();
   const planned: PlannedIngest[] = [];
   for (const [id, peek] of batch) {
     const snapshot = snapshots.get(id);
     if (!snapshot) results.set(id, { status: "skipped", reason: "not_found" });
-    else if (snapshot.event.status !== "pending") results.set(id, { status: "skipped", reason: snapshot.event.status });
+    else if (snapshot.event.status !== "pending")
+      results.set(id, { status: "skipped", reason: snapshot.event.status });
     // Its person's internal id is not locked: the single path takes that lock first.
     else if ((snapshot.recipient?.id ?? null) !== peek.recipientId) results.set(id, "later");
     else {
@@ -79,7 +86,9 @@ async function ingestLocked(
  */
 async function lockInOrder(tx: TransactionClient, peeks: EventPeek[]): Promise<void> {
   const keysOf = (values: string[]) =>
-    values.map((value) => advisoryLockKey(LockNamespace.recipient, value)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    values
+      .map((value) => advisoryLockKey(LockNamespace.recipient, value))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const keys = [
     ...keysOf(peeks.map((p) => p.recipientExternalId)),
     ...keysOf(peeks.flatMap((p) => (p.recipientId ? [p.recipientId] : []))),

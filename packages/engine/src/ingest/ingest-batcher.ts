@@ -58,7 +58,10 @@ export function createIngestBatcher(
   const run = async (batch: Waiting[]) => {
     let results: Map<string, IngestResult>;
     try {
-      results = await ingestEvents(deps, batch.map((w) => w.eventId));
+      results = await ingestEvents(
+        deps,
+        batch.map((w) => w.eventId),
+      );
     } catch {
       // One event's failure must not fail the others: each runs alone and keeps its own error.
       await Promise.all(batch.map((w) => ingestAlone(deps, w)));
@@ -94,7 +97,10 @@ export function createIngestBatcher(
   };
 }
 
-async function ingestAlone(deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> }, w: Waiting): Promise<void> {
+async function ingestAlone(
+  deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> },
+  w: Waiting,
+): Promise<void> {
   try {
     const result = await ingestEvent(deps, w.eventId);
     if (result.status === "processed") await enqueueFollowUps(deps.queues, result.followUps);

@@ -8,7 +8,10 @@ import type { CategoryRow, PrismaClient, RuleRow, TemplateRow, TransactionClient
 
 /** SQL expression for the fingerprint: count and hash sum of (key, row version) per table. */
 export const CONFIG_VERSION_SQL = ["rules", "templates", "categories"]
-  .map((table) => `(SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(key || '/' || xmin::text, 0)), 0)::text FROM ${table})`)
+  .map(
+    (table) =>
+      `(SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(key || '/' || xmin::text, 0)), 0)::text FROM ${table})`,
+  )
   .join(" || ':' || ");
 
 export interface IngestConfig {

@@ -30,8 +30,16 @@ export async function ingestSingleCompose(
 }
 
 /** Writes planned events in one statement, then any fatigue state they leave. */
-export async function writePlanned(tx: TransactionClient, now: Date, planned: PlannedIngest[]): Promise<void> {
-  await writeIngested(tx, now, planned.map((p) => p.write));
+export async function writePlanned(
+  tx: TransactionClient,
+  now: Date,
+  planned: PlannedIngest[],
+): Promise<void> {
+  await writeIngested(
+    tx,
+    now,
+    planned.map((p) => p.write),
+  );
   for (const { fatigue } of planned) {
     if (fatigue) await saveFatigue(tx, fatigue.recipientId, fatigue.category, fatigue.state, now);
   }
@@ -51,10 +59,17 @@ export async function planSingleCompose(
   now: Date,
 ): Promise<PlannedIngest | null> {
   const { event, recipient } = snapshot;
-  if (!recipient || event.recipient_profile !== null || event.agent_key !== null || snapshot.hasMessages) return null;
+  if (!recipient || event.recipient_profile !== null || event.agent_key !== null || snapshot.hasMessages)
+    return null;
   const config = await ingestConfig(deps.prisma, tx, snapshot.configVersion);
   const matches = matchRules({
-    event: { id: event.id, name: event.name, created_at: event.created_at, data: event.data as Record<string, unknown>, source: event.source },
+    event: {
+      id: event.id,
+      name: event.name,
+      created_at: event.created_at,
+      data: event.data as Record<string, unknown>,
+      source: event.source,
+    },
     recipient: { ...recipient, attributes: recipient.attributes as Record<string, unknown> },
     rules: config.rules,
     agent: null,
@@ -83,14 +98,27 @@ export async function planSingleCompose(
       fatigue: snapshot.fatigue.find((f) => f.category === rule.category) ?? null,
     };
     try {
-      const decided = await decideMessage(tx, { config: deps.config, now: () => now }, ruleComposeRequest(event, rule, recipient.id), preloaded);
+      const decided = await decideMessage(
+        tx,
+        { config: deps.config, now: () => now },
+        ruleComposeRequest(event, rule, recipient.id),
+        preloaded,
+      );
       const { row } = decided;
       messages.push(row);
-      fatigue = decided.fatigue ? { recipientId: recipient.id, category: row.category, state: decided.fatigue } : null;
-      const outcome: EventRuleOutcome = { rule: rule.key, matched: true, status: row.status, message_id: row.id };
+      fatigue = decided.fatigue
+        ? { recipientId: recipient.id, category: row.category, state: decided.fatigue }
+        : null;
+      const outcome: EventRuleOutcome = {
+        rule: rule.key,
+        matched: true,
+        status: row.status,
+        message_id: row.id,
+      };
       if (row.status_reason !== null) outcome.reason = row.status_reason;
       outcomes.push(outcome);
-      if (row.status === "queued") followUps.deliveries.push({ messageId: row.id, generation: row.generation, sendAt: row.send_at });
+      if (row.status === "queued")
+        followUps.deliveries.push({ messageId: row.id, generation: row.generation, sendAt: row.send_at });
     } catch (error) {
       // As composeRuleMessage: a category gone since matching is the rule's misconfiguration.
       if (!(error instanceof ComposeReferenceError) || error.reference !== "category") throw error;

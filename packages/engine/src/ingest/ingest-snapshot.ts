@@ -1,4 +1,12 @@
-import type { AddressRow, ConsentRow, EventRow, FatigueStateRow, PrismaClient, RecipientRow, TransactionClient } from "@svc/store";
+import type {
+  AddressRow,
+  ConsentRow,
+  EventRow,
+  FatigueStateRow,
+  PrismaClient,
+  RecipientRow,
+  TransactionClient,
+} from "@svc/store";
 import type { RecipientWithPolicyRows } from "../compose/load-policy-context";
 import { CONFIG_VERSION_SQL } from "./ingest-config-cache";
 
@@ -28,7 +36,10 @@ export async function peekEvents(prisma: PrismaClient, eventIds: string[]): Prom
     eventIds,
   );
   return new Map(
-    rows.map((row) => [row.id, { status: row.status, recipientExternalId: row.recipient_external_id, recipientId: row.recipient_id }]),
+    rows.map((row) => [
+      row.id,
+      { status: row.status, recipientExternalId: row.recipient_external_id, recipientId: row.recipient_id },
+    ]),
   );
 }
 
@@ -51,12 +62,18 @@ interface SnapshotRow {
   config_version: string;
 }
 
-export async function loadIngestSnapshot(tx: TransactionClient, eventId: string): Promise<IngestSnapshot | null> {
+export async function loadIngestSnapshot(
+  tx: TransactionClient,
+  eventId: string,
+): Promise<IngestSnapshot | null> {
   return (await loadIngestSnapshots(tx, [eventId])).get(eventId) ?? null;
 }
 
 /** Snapshots of several events in one statement (the configuration fingerprint is computed once). */
-export async function loadIngestSnapshots(tx: TransactionClient, eventIds: string[]): Promise<Map<string, IngestSnapshot>> {
+export async function loadIngestSnapshots(
+  tx: TransactionClient,
+  eventIds: string[],
+): Promise<Map<string, IngestSnapshot>> {
   const rows = await tx.$queryRawUnsafe<SnapshotRow[]>(
     `SELECT row_to_json(e.*) AS event,
             row_to_json(r.*) AS recipient,
@@ -83,7 +100,9 @@ function snapshotOf(row: SnapshotRow): IngestSnapshot {
   return {
     event: revive<EventRow>(row.event, ["created_at", "processed_at", "idempotency_expires_at"]),
     recipient,
-    fatigue: row.fatigue.map((f) => revive<FatigueStateRow>(f, ["paused_until", "probe_sent_at", "updated_at"])),
+    fatigue: row.fatigue.map((f) =>
+      revive<FatigueStateRow>(f, ["paused_until", "probe_sent_at", "updated_at"]),
+    ),
     hasMessages: row.has_messages,
     configVersion: row.config_version,
   };

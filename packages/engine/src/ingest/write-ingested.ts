@@ -13,7 +13,11 @@ export interface IngestedEvent {
   outcomes: EventRuleOutcome[];
 }
 
-export async function writeIngested(tx: TransactionClient, now: Date, events: IngestedEvent[]): Promise<void> {
+export async function writeIngested(
+  tx: TransactionClient,
+  now: Date,
+  events: IngestedEvent[],
+): Promise<void> {
   if (events.length === 0) return;
   const messages = events.flatMap((e) => e.messages);
   const outcomeRows = events.flatMap((e) =>

@@ -5,7 +5,15 @@ import type { AcceptEventDeps } from "../../events/accept-event";
 import { createIngestBatcher } from "../ingest-batcher";
 import { ingestEvents } from "../ingest-batch";
 import { ingestEvent, type IngestDeps } from "../ingest-event";
-import { ingestConfig, makeRecipient, makeRule, makeTemplate, outcomesOf, postEvent, tickingClock } from "./ingest-fixtures";
+import {
+  ingestConfig,
+  makeRecipient,
+  makeRule,
+  makeTemplate,
+  outcomesOf,
+  postEvent,
+  tickingClock,
+} from "./ingest-fixtures";
 
 // Group commit: several events of different people in one transaction, a person's second event
 // after the first, a failing event isolated from its batch, and the configuration copy that
@@ -36,7 +44,10 @@ afterAll(async () => {
 });
 
 const messagesOf = (eventId: string) =>
-  db.prisma.message.findMany({ where: { event_id: eventId }, select: { rule: true, status: true, template: true, category: true } });
+  db.prisma.message.findMany({
+    where: { event_id: eventId },
+    select: { rule: true, status: true, template: true, category: true },
+  });
 
 it("ingests events of several people in one call, each with its outcome, message and processed status", async () => {
   const ids = [
@@ -50,9 +61,16 @@ it("ingests events of several people in one call, each with its outcome, message
     { rule: "ship", matched: true, reason: null, status: "queued", message: true, digest: false },
   ]);
   expect(await outcomesOf(db.prisma, ids[2]!)).toEqual([]);
-  expect(await messagesOf(ids[1]!)).toEqual([{ rule: "ship", status: "queued", template: "tpl", category: "transactional" }]);
-  const events = await db.prisma.event.findMany({ where: { id: { in: ids } }, select: { status: true, attempts: true, recipient_id: true } });
-  expect(events.map((e) => [e.status, e.attempts, e.recipient_id !== null])).toEqual(Array(3).fill(["processed", 1, true]));
+  expect(await messagesOf(ids[1]!)).toEqual([
+    { rule: "ship", status: "queued", template: "tpl", category: "transactional" },
+  ]);
+  const events = await db.prisma.event.findMany({
+    where: { id: { in: ids } },
+    select: { status: true, attempts: true, recipient_id: true },
+  });
+  expect(events.map((e) => [e.status, e.attempts, e.recipient_id !== null])).toEqual(
+    Array(3).fill(["processed", 1, true]),
+  );
 });
 
 it("a person's second event in the same call runs after the first; unknown and processed events are skipped", async () => {
@@ -66,18 +84,45 @@ it("a person's second event in the same call runs after the first; unknown and p
   expect(await db.prisma.message.count({ where: { event_id: { in: [first, second] } } })).toBe(2);
 });
 
+it("concurrent batches of the same people, in opposite orders, all commit", async () => {
+  const people = ["p0", "p1", "p2", "p3", "p4", "p5"];
+  for (const person of people) await makeRecipient(db.prisma, person);
+  const post = (person: string) => postEvent(accept, { name: "order.shipped", recipient: person });
+  const forward: string[] = [];
+  const backward: string[] = [];
+  for (const person of people) forward.push(await post(person));
+  for (const person of [...people].reverse()) backward.push(await post(person));
+  const [a, b] = await Promise.all([ingestEvents(deps, forward), ingestEvents(deps, backward)]);
+  expect([...a.values(), ...b.values()].map((r) => r.status)).toEqual(Array(12).fill("processed"));
+  const perPerson = await db.prisma.message.groupBy({
+    by: ["recipient_external_id"],
+    where: { event_id: { in: [...forward, ...backward] } },
+    _count: true,
+  });
+  expect(perPerson.map((g) => [g.recipient_external_id, g._count]).sort()).toEqual(people.map((p) => [p, 2]));
+});
+
 it("the batcher isolates a failing event: the others of its batch still commit and announce", async () => {
   const good = await postEvent(accept, { name: "order.shipped", recipient: "ann" });
   const broken = await postEvent(accept, { name: "order.shipped", recipient: "broken" });
   // Two identical addresses break the unique (recipient, channel, value): this event throws.
-  const twice = [{ channel: "email", value: "x@example.com" }, { channel: "email", value: "x@example.com" }];
-  await db.prisma.event.update({ where: { id: broken }, data: { recipient_profile: { addresses: twice } as Prisma.InputJsonValue } });
+  const twice = [
+    { channel: "email", value: "x@example.com" },
+    { channel: "email", value: "x@example.com" },
+  ];
+  await db.prisma.event.update({
+    where: { id: broken },
+    data: { recipient_profile: { addresses: twice } as Prisma.InputJsonValue },
+  });
   const batcher = createIngestBatcher(deps, { lingerMs: 20 });
   const [goodResult, brokenResult] = await Promise.allSettled([batcher.ingest(good), batcher.ingest(broken)]);
   expect(goodResult.status).toBe("fulfilled");
   expect(brokenResult.status).toBe("rejected");
   const message = await db.prisma.message.findFirstOrThrow({ where: { event_id: good } });
-  expect((await queues.queue("delivery").getJob(`${message.id}-0`))?.data).toEqual({ messageId: message.id, generation: 0 });
+  expect((await queues.queue("delivery").getJob(`${message.id}-0`))?.data).toEqual({
+    messageId: message.id,
+    generation: 0,
+  });
   expect((await db.prisma.event.findUniqueOrThrow({ where: { id: broken } })).status).toBe("pending");
 });
 
@@ -87,12 +132,17 @@ describe("configuration copy", () => {
     [
       "a rule's template changed",
       async () => {
-        if (!(await db.prisma.template.findUnique({ where: { key: "tpl2" } }))) await makeTemplate(db.prisma, "tpl2");
+        if (!(await db.prisma.template.findUnique({ where: { key: "tpl2" } })))
+          await makeTemplate(db.prisma, "tpl2");
         await db.prisma.rule.update({ where: { key: "edit" }, data: { template: "tpl2" } });
       },
       [{ rule: "edit", status: "queued", template: "tpl2", category: "transactional" }],
     ],
-    ["the rule disabled", () => db.prisma.rule.update({ where: { key: "edit" }, data: { enabled: false } }), []],
+    [
+      "the rule disabled",
+      () => db.prisma.rule.update({ where: { key: "edit" }, data: { enabled: false } }),
+      [],
+    ],
     ["the rule deleted", () => db.prisma.rule.delete({ where: { key: "edit" } }), []],
     [
       "a new rule created",
@@ -113,7 +163,9 @@ describe("configuration copy", () => {
     for (const ingest of [(id: string) => ingestEvent(deps, id), (id: string) => ingestEvents(deps, [id])]) {
       const before = await postEvent(accept, { name: "thing.edited", recipient: "bob" });
       await ingest(before);
-      expect(await messagesOf(before)).toEqual([{ rule: "edit", status: "queued", template: "tpl", category: "transactional" }]);
+      expect(await messagesOf(before)).toEqual([
+        { rule: "edit", status: "queued", template: "tpl", category: "transactional" },
+      ]);
       await edit();
       const after = await postEvent(accept, { name: "thing.edited", recipient: "bob" });
       await ingest(after);
@@ -129,12 +181,20 @@ describe("configuration copy", () => {
     const render = async () => {
       const id = await postEvent(accept, { name: "thing.edited", recipient: "bob", data: { msg: "x" } });
       await ingestEvent(deps, id);
-      return (await db.prisma.message.findFirstOrThrow({ where: { event_id: id } })).content as { body: string };
+      return (await db.prisma.message.findFirstOrThrow({ where: { event_id: id } })).content as {
+        body: string;
+      };
     };
     expect((await render()).body).toBe("Hello x");
-    await db.prisma.template.update({ where: { key: "tpl" }, data: { locales: { en: { title: "t", body: "Bye {{ data.msg }}" } } } });
+    await db.prisma.template.update({
+      where: { key: "tpl" },
+      data: { locales: { en: { title: "t", body: "Bye {{ data.msg }}" } } },
+    });
     expect((await render()).body).toBe("Bye x");
-    await db.prisma.template.update({ where: { key: "tpl" }, data: { locales: { en: { title: "{{ event.name }}", body: "Hello {{ data.msg }}" } } } });
+    await db.prisma.template.update({
+      where: { key: "tpl" },
+      data: { locales: { en: { title: "{{ event.name }}", body: "Hello {{ data.msg }}" } } },
+    });
   });
 
   it("a category's settings edited apply to the next event", async () => {
@@ -146,7 +206,10 @@ describe("configuration copy", () => {
     await db.prisma.category.create({ data: { key: "capped", frequency_caps: [] } });
     await db.prisma.rule.update({ where: { key: "edit" }, data: { category: "capped" } });
     expect(await statusOf()).toBe("queued");
-    await db.prisma.category.update({ where: { key: "capped" }, data: { frequency_caps: [{ period: 3600, limit: 1 }] } });
+    await db.prisma.category.update({
+      where: { key: "capped" },
+      data: { frequency_caps: [{ period: 3600, limit: 1 }] },
+    });
     expect(await statusOf()).toBe("suppressed");
   });
 });
