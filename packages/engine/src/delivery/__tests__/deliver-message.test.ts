@@ -1,17 +1,15 @@
 import { linkTokenHash } from "@svc/core";
 import { waitFor } from "@svc/testkit";
-import type { Worker } from "bullmq";
 import { attemptsOf, makePerson, queuedMessage, startBench, type Bench } from "./delivery-fixtures";
 
 // The `deliver-message` job end to end: real Postgres, Redis, BullMQ worker, and webhook providers
 // posting to a local HTTP server that answers 200/503/400 as each test scripts it.
 
 let bench: Bench;
-let worker: Worker;
 
 beforeAll(async () => {
   bench = await startBench("delivery_job");
-  worker = bench.startWorker();
+  bench.startWorker();
 });
 afterAll(() => bench.close());
 
