@@ -34,3 +34,8 @@ export async function advisoryXactLock(
 export function lockRecipient(tx: TransactionClient, recipientKey: string): Promise<void> {
   return advisoryXactLock(tx, LockNamespace.recipient, recipientKey);
 }
+
+/** SQL for advisoryLockKey(namespace, <text expression>), so a statement can lock rows it reads. */
+export function advisoryLockKeySql(namespace: LockNamespace, textExpression: string): string {
+  return `((${namespace}::bigint << ${HASH_BITS}) | ('x' || substr(encode(sha256(convert_to(${textExpression}, 'UTF8')), 'hex'), 1, 12))::bit(48)::bigint)`;
+}

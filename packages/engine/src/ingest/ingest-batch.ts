@@ -1,9 +1,9 @@
-import { $transaction, advisoryLockKey, LockNamespace, type TransactionClient } from "@svc/store";
+import { $transaction, advisoryLockKeySql, LockNamespace, type TransactionClient } from "@svc/store";
 import { ingestEvent, processEvent, type IngestDeps, type IngestResult } from "./ingest-event";
 import { planSingleCompose, writePlanned, type PlannedIngest } from "./ingest-fast-path";
-import { loadIngestSnapshots, peekEvents, type EventPeek } from "./ingest-snapshot";
+import { loadIngestSnapshots, type EventPeek } from "./ingest-snapshot";
 
-// Several events of different people in one transaction: one peek, one lock statement, one
+// Several events of different people in one transaction: one statement that peeks and locks, one
 // snapshot read and one write for all of them, instead of each. Guarantees stay per event: every
 // person's locks are held before anything of theirs is read, each event's messages, outcomes and
 // status commit together (with the others), and follow-ups are the caller's after the commit.
@@ -15,29 +15,34 @@ const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
  * events whose person appeared since the peek, run one by one after the batch commits.
  */
 export async function ingestEvents(deps: IngestDeps, eventIds: string[]): Promise<Map<string, IngestResult>> {
-  const results = new Map<string, IngestResult>();
   const unique = [...new Set(eventIds)];
-  const peeks = await peekEvents(deps.prisma, unique);
-  const batch: [string, EventPeek][] = [];
   const later: string[] = [];
-  const people = new Set<string>();
-  for (const id of unique) {
-    const peek = peeks.get(id);
-    if (!peek) results.set(id, { status: "skipped", reason: "not_found" });
-    else if (peek.status !== "pending") results.set(id, { status: "skipped", reason: peek.status });
-    else if (people.has(peek.recipientExternalId)) later.push(id);
-    else {
-      people.add(peek.recipientExternalId);
-      batch.push([id, peek]);
-    }
-  }
-  if (batch.length > 0) {
-    const done = await $transaction(deps.prisma, (tx) => ingestLocked(tx, deps, batch), TRANSACTION_OPTIONS);
-    for (const [id, result] of done) {
-      if (result === "later") later.push(id);
-      else results.set(id, result);
-    }
-  }
+  const results = await $transaction(
+    deps.prisma,
+    async (tx) => {
+      const done = new Map<string, IngestResult>();
+      const peeks = await lockEvents(tx, unique);
+      const batch: [string, EventPeek][] = [];
+      const people = new Set<string>();
+      for (const id of unique) {
+        const peek = peeks.get(id);
+        if (!peek) done.set(id, { status: "skipped", reason: "not_found" });
+        else if (peek.status !== "pending") done.set(id, { status: "skipped", reason: peek.status });
+        else if (people.has(peek.recipientExternalId)) later.push(id);
+        else {
+          people.add(peek.recipientExternalId);
+          batch.push([id, peek]);
+        }
+      }
+      if (batch.length === 0) return done;
+      for (const [id, result] of await ingestLocked(tx, deps, batch)) {
+        if (result === "later") later.push(id);
+        else done.set(id, result);
+      }
+      return done;
+    },
+    TRANSACTION_OPTIONS,
+  );
   for (const id of later) results.set(id, await ingestEvent(deps, id));
   return results;
 }
@@ -47,10 +52,6 @@ async function ingestLocked(
   deps: IngestDeps,
   batch: [string, EventPeek][],
 ): Promise<Map<string, IngestResult | "later">> {
-  await lockInOrder(
-    tx,
-    batch.map(([, peek]) => peek),
-  );
   const snapshots = await loadIngestSnapshots(
     tx,
     batch.map(([id]) => id),
@@ -79,20 +80,42 @@ async function ingestLocked(
   return results;
 }
 
+const EXTERNAL_KEY = advisoryLockKeySql(LockNamespace.recipient, "recipient_external_id");
+const INTERNAL_KEY = advisoryLockKeySql(LockNamespace.recipient, "recipient_id");
+
 /**
- * Every external-id lock, then every internal-id lock, each group in key order: two batches (or
- * a batch and a single ingest, which takes one person's external then internal lock) never wait
- * on each other in a circle. Postgres evaluates the select list left to right.
+ * Peeks at the events and, in the same statement, takes the locks of their people (pending
+ * events only): every external-id lock, then every internal-id lock, each group in key order, so
+ * two batches (or a batch and a single ingest, which takes one person's external then internal
+ * lock) never wait on each other in a circle. The aggregate consumes the sorted keys in order.
+ * What the events hold is read again after this statement, under the locks.
  */
-async function lockInOrder(tx: TransactionClient, peeks: EventPeek[]): Promise<void> {
-  const keysOf = (values: string[]) =>
-    values
-      .map((value) => advisoryLockKey(LockNamespace.recipient, value))
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const keys = [
-    ...keysOf(peeks.map((p) => p.recipientExternalId)),
-    ...keysOf(peeks.flatMap((p) => (p.recipientId ? [p.recipientId] : []))),
-  ];
-  const list = keys.map((_, i) => `pg_advisory_xact_lock($${i + 1}::bigint)`).join(", ");
-  await tx.$executeRawUnsafe(`SELECT ${list}`, ...keys);
+async function lockEvents(tx: TransactionClient, eventIds: string[]): Promise<Map<string, EventPeek>> {
+  const rows = await tx.$queryRawUnsafe<
+    {
+      id: string;
+      status: EventPeek["status"];
+      recipient_external_id: string;
+      recipient_id: string | null;
+      locks: bigint | number;
+    }[]
+  >(
+    `WITH peek AS (
+       SELECT e.id, e.status::text AS status, e.recipient_external_id, r.id AS recipient_id
+         FROM events e LEFT JOIN recipients r ON r.external_id = e.recipient_external_id
+        WHERE e.id = ANY($1::text[])),
+     keys AS (
+       SELECT DISTINCT 0 AS phase, ${EXTERNAL_KEY} AS k FROM peek WHERE status = 'pending'
+       UNION
+       SELECT DISTINCT 1 AS phase, ${INTERNAL_KEY} AS k FROM peek WHERE status = 'pending' AND recipient_id IS NOT NULL),
+     locked AS (SELECT count(pg_advisory_xact_lock(k)) AS n FROM (SELECT k FROM keys ORDER BY phase, k) sorted)
+     SELECT peek.*, locked.n AS locks FROM peek, locked`,
+    eventIds,
+  );
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      { status: row.status, recipientExternalId: row.recipient_external_id, recipientId: row.recipient_id },
+    ]),
+  );
 }

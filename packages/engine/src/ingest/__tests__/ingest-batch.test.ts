@@ -1,5 +1,5 @@
 import { createQueues, type Queues } from "@svc/queue";
-import { Prisma } from "@svc/store";
+import { Prisma, advisoryLockKey, advisoryLockKeySql, LockNamespace, lockRecipient } from "@svc/store";
 import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
 import type { AcceptEventDeps } from "../../events/accept-event";
 import { createIngestBatcher } from "../ingest-batcher";
@@ -82,6 +82,38 @@ it("a person's second event in the same call runs after the first; unknown and p
   expect(results.get("evt_missing")).toEqual({ status: "skipped", reason: "not_found" });
   expect((await ingestEvents(deps, [first])).get(first)).toEqual({ status: "skipped", reason: "processed" });
   expect(await db.prisma.message.count({ where: { event_id: { in: [first, second] } } })).toBe(2);
+});
+
+it("the SQL lock key equals advisoryLockKey, so a batch and a single ingest lock the same key", async () => {
+  const values = ["ann", "rcp_01HZX", "ünïcode", "x".repeat(300)];
+  const rows = await db.prisma.$queryRawUnsafe<{ k: bigint }[]>(
+    `SELECT ${advisoryLockKeySql(LockNamespace.recipient, "v")} AS k FROM unnest($1::text[]) WITH ORDINALITY AS t(v, o) ORDER BY o`,
+    values,
+  );
+  expect(rows.map((r) => BigInt(r.k))).toEqual(
+    values.map((v) => advisoryLockKey(LockNamespace.recipient, v)),
+  );
+});
+
+it("a batch waits for a person's lock held elsewhere (here: a direct send's internal-id lock)", async () => {
+  const id = await postEvent(accept, { name: "order.shipped", recipient: "cem" });
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const holder = db.prisma.$transaction(async (tx) => {
+    await lockRecipient(tx, "rcp_cem");
+    locked();
+    await held;
+  });
+  await isLocked;
+  let finished = false;
+  const ingesting = ingestEvents(deps, [id]).then((r) => ((finished = true), r));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(finished).toBe(false);
+  release();
+  await holder;
+  expect((await ingesting).get(id)?.status).toBe("processed");
 });
 
 it("concurrent batches of the same people, in opposite orders, all commit", async () => {
