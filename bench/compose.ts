@@ -196,6 +196,7 @@ moved between 800 and 2,400 events/s over the hour, so compare ratios, not absol
 | one-compose fast path: peek, both locks in one statement, one snapshot read, cached configuration, one write statement | 117–124 | 858–888 | 0.14 |
 | group commit of the jobs running at once (one transaction per batch) | 587 | 1,070 | 0.55 |
 | batches wait 2 ms for company | 814–1,022 | 1,737–2,316 | 0.44–0.51 |
+| a batch peeks and locks in one statement inside its transaction | 707–840 | 1,160–1,960 | 0.43–0.61 |
 
 - **Profile first** (\`BENCH_CPU_PROF=<dir> npm run bench:compose\`, self time of the worker): before, 30 % in
   \`@prisma/client\` (query building and result mapping, ~22 queries per event) and 25 % in \`writev\`/\`writeBuffer\`
@@ -218,8 +219,8 @@ moved between 800 and 2,400 events/s over the hour, so compare ratios, not absol
   wait in a circle. Messages, outcomes and statuses commit together; delivery jobs of the whole batch go out
   in one bulk add after the commit, and each job completes only then. If a batch fails, its events run one by
   one, so one bad event fails only its own job.
-- **What bounds it now.** Throughput is jobs in flight (20) over the time a batch takes: peek, BEGIN, locks,
-  snapshot, write, COMMIT and the bulk add, about 10–25 ms here, where the message insert (16 indexes on
+- **What bounds it now.** Throughput is jobs in flight (20) over the time a batch takes: BEGIN, peek with
+  locks, snapshot, write, COMMIT and the bulk add, about 10–25 ms here, where the message insert (16 indexes on
   \`messages\`) is the largest part. The bare chain has 40 jobs in flight (20 per queue) doing one
   index-free UPDATE each.
 `;
