@@ -16,7 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Queue } from "bullmq";
 import { Pool } from "pg";
 import { newId } from "@svc/core";
-import { createQueues, type BulkItem } from "@svc/queue";
+import { QUEUE_NAMES, createQueues, type BulkItem } from "@svc/queue";
 import { dropDatabase, ensureDatabase, migrate, withDatabaseName } from "@svc/store";
 import { summarizeProfile } from "./lib/cpu-profile";
 import { stop } from "./lib/processes";
@@ -148,12 +148,7 @@ async function main() {
     await checkSvc(svcPool);
   } finally {
     await Promise.all([stop(svcWorker), stop(bareWorker)]);
-    for (const queue of [
-      ...Object.values(queueOf),
-      chainB,
-      queues.queue("delivery"),
-      queues.queue("policy"),
-    ]) {
+    for (const queue of [chainA, chainB, ...QUEUE_NAMES.map((name) => queues.queue(name))]) {
       await queue.obliterate({ force: true }).catch(() => undefined);
     }
     await Promise.all([chainA.close(), chainB.close(), queues.close(), svcPool.end(), barePool.end()]);
