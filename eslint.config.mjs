@@ -3,7 +3,15 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/node_modules/**", "packages/store/src/generated/**", "coverage/**", "test-output/**"] },
+  {
+    ignores: [
+      "**/dist/**",
+      "**/node_modules/**",
+      "packages/store/src/generated/**",
+      "coverage/**",
+      "test-output/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,7 +9,10 @@ const config: Config = {
   roots: ["<rootDir>/apps", "<rootDir>/packages", "<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   transform: {
-    "^.+\\.ts$": ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }],
+    "^.+\\.ts$": [
+      "@swc/jest",
+      { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } },
+    ],
   },
   moduleNameMapper: {
     "^@svc/(core|log|config|store|queue|providers|engine|testkit)$": "<rootDir>/packages/$1/src",

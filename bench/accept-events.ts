@@ -28,26 +28,47 @@ async function main() {
   await ensureDatabase(bareDb);
   const ports = { noio: 18101, bare: 18102, svc: 18103 };
 
-  const svc = await startNode(path.join(ROOT, "apps/api/dist/main.js"), [], {
-    DATABASE_URL: svcDb,
-    REDIS_URL,
-    PORT: String(ports.svc),
-    SVC_SECRET_KEY: randomBytes(32).toString("base64"),
-    SVC__WORKER__EMBEDDED: "false",
-    SVC__API__RATE_LIMIT__ENABLED: "false",
-    SVC__REDIS__PREFIX: `svc-bench-${tag}`,
-    SVC__LOG__LEVEL: "warn",
-  }, `http://127.0.0.1:${ports.svc}/readyz`);
+  const svc = await startNode(
+    path.join(ROOT, "apps/api/dist/main.js"),
+    [],
+    {
+      DATABASE_URL: svcDb,
+      REDIS_URL,
+      PORT: String(ports.svc),
+      SVC_SECRET_KEY: randomBytes(32).toString("base64"),
+      SVC__WORKER__EMBEDDED: "false",
+      SVC__API__RATE_LIMIT__ENABLED: "false",
+      SVC__REDIS__PREFIX: `svc-bench-${tag}`,
+      SVC__LOG__LEVEL: "warn",
+    },
+    `http://127.0.0.1:${ports.svc}/readyz`,
+  );
   const prisma = createPrisma({ databaseUrl: svcDb });
-  const { key } = await createApiKey({ prisma, now: () => new Date() }, { name: "bench", scopes: ["events:write"] });
+  const { key } = await createApiKey(
+    { prisma, now: () => new Date() },
+    { name: "bench", scopes: ["events:write"] },
+  );
   await prisma.$disconnect();
-  const noio = await startNode(path.join(__dirname, "reference/bare-apps.js"), ["noio", String(ports.noio)], {}, `http://127.0.0.1:${ports.noio}/ready`);
-  const bare = await startNode(path.join(__dirname, "reference/bare-apps.js"), ["insert-add", String(ports.bare), bareDb, REDIS_URL, `svc-bench-bare-${tag}`], {}, `http://127.0.0.1:${ports.bare}/ready`);
+  const noio = await startNode(
+    path.join(__dirname, "reference/bare-apps.js"),
+    ["noio", String(ports.noio)],
+    {},
+    `http://127.0.0.1:${ports.noio}/ready`,
+  );
+  const bare = await startNode(
+    path.join(__dirname, "reference/bare-apps.js"),
+    ["insert-add", String(ports.bare), bareDb, REDIS_URL, `svc-bench-bare-${tag}`],
+    {},
+    `http://127.0.0.1:${ports.bare}/ready`,
+  );
 
   const targets = {
     noio: { url: `http://127.0.0.1:${ports.noio}/events`, script: postJsonScript({}, BODY) },
     bare: { url: `http://127.0.0.1:${ports.bare}/events`, script: postJsonScript({}, BODY) },
-    svc: { url: `http://127.0.0.1:${ports.svc}/v1/events`, script: postJsonScript({ Authorization: `Bearer ${key}` }, BODY) },
+    svc: {
+      url: `http://127.0.0.1:${ports.svc}/v1/events`,
+      script: postJsonScript({ Authorization: `Bearer ${key}` }, BODY),
+    },
   };
   const results: Record<keyof typeof targets, number[]> = { noio: [], bare: [], svc: [] };
   const p99: Record<keyof typeof targets, number[]> = { noio: [], bare: [], svc: [] };
@@ -58,10 +79,13 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of Object.keys(targets) as (keyof typeof targets)[]) {
         const r = await wrk({ ...targets[name], connections: CONNECTIONS, seconds: SECONDS });
-        if (r.non2xx > 0 || r.errors > 0) console.warn(`${name}: ${r.non2xx} non-2xx, ${r.errors} socket errors`);
+        if (r.non2xx > 0 || r.errors > 0)
+          console.warn(`${name}: ${r.non2xx} non-2xx, ${r.errors} socket errors`);
         results[name].push(r.requestsPerSecond);
         p99[name].push(r.latencyP99Ms);
-        console.log(`round ${round + 1} ${name}: ${fmt(r.requestsPerSecond)} req/s, p50 ${fmt(r.latencyP50Ms, 1)} ms, p99 ${fmt(r.latencyP99Ms, 1)} ms`);
+        console.log(
+          `round ${round + 1} ${name}: ${fmt(r.requestsPerSecond)} req/s, p50 ${fmt(r.latencyP50Ms, 1)} ms, p99 ${fmt(r.latencyP99Ms, 1)} ms`,
+        );
       }
     }
   } finally {

@@ -44,16 +44,26 @@ async function main() {
     ["--cpu-prof", `--cpu-prof-dir=${dir}`],
   );
   const prisma = createPrisma({ databaseUrl: db });
-  const { key } = await createApiKey({ prisma, now: () => new Date() }, { name: "profile", scopes: ["events:write"] });
+  const { key } = await createApiKey(
+    { prisma, now: () => new Date() },
+    { name: "profile", scopes: ["events:write"] },
+  );
   await prisma.$disconnect();
   try {
     const script = postJsonScript({ Authorization: `Bearer ${key}` }, BODY);
     await wrk({ url: `http://127.0.0.1:${port}/v1/events`, script, connections: 32, seconds: 2 }); // warm-up
     const cpuBefore = cpuSecondsOf(svc.pid!);
-    const r = await wrk({ url: `http://127.0.0.1:${port}/v1/events`, script, connections: 32, seconds: SECONDS });
+    const r = await wrk({
+      url: `http://127.0.0.1:${port}/v1/events`,
+      script,
+      connections: 32,
+      seconds: SECONDS,
+    });
     const cpuUs = ((cpuSecondsOf(svc.pid!) - cpuBefore) * 1e6) / (r.requestsPerSecond * SECONDS);
     // CPU per request is steadier than requests/s on a shared box.
-    console.log(`${fmt(r.requestsPerSecond)} req/s, p99 ${fmt(r.latencyP99Ms, 1)} ms, non-2xx ${r.non2xx}, ${fmt(cpuUs)} µs CPU per request`);
+    console.log(
+      `${fmt(r.requestsPerSecond)} req/s, p99 ${fmt(r.latencyP99Ms, 1)} ms, non-2xx ${r.non2xx}, ${fmt(cpuUs)} µs CPU per request`,
+    );
   } finally {
     await stop(svc);
     await dropDatabase(db);

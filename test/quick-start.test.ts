@@ -28,7 +28,12 @@ afterAll(async () => {
 it("`npm start` on an empty database reaches /readyz 200 and shuts down cleanly on SIGTERM", async () => {
   child = spawn("npm", ["start", "--silent"], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), SVC_SECRET_KEY: randomBytes(32).toString("base64") },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      SVC_SECRET_KEY: randomBytes(32).toString("base64"),
+    },
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group: npm, the shell and node all get the signal, as under a service manager.
     detached: true,
@@ -69,9 +74,16 @@ it("`npm start` on an empty database reaches /readyz 200 and shuts down cleanly 
   const closed = new Promise((resolve) => child!.once("close", resolve));
   process.kill(-child.pid!, "SIGTERM");
   await closed;
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => false, () => true)) || null, {
-    timeoutMs: 15_000,
-    what: "the port to close",
-  });
+  await waitFor(
+    async () =>
+      (await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => false,
+        () => true,
+      )) || null,
+    {
+      timeoutMs: 15_000,
+      what: "the port to close",
+    },
+  );
   expect(output).toContain('"message":"workers stopped"');
 }, 180_000);

@@ -52,6 +52,10 @@ export function summarizeProfile(file: string, top = 40, lastSeconds = Infinity)
   }
   const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)} %`;
   const rows = (map: Map<string, number>, n: number) =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, us]) => `${pct(us)}  ${name}`).join("\n");
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, us]) => `${pct(us)}  ${name}`)
+      .join("\n");
   return `total ${(total / 1e6).toFixed(1)} s sampled\n\nby package (self time):\n${rows(byPackage, 25)}\n\ntop functions (self time):\n${rows(byFunction, top)}`;
 }

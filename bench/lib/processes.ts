@@ -9,13 +9,19 @@ export async function startNode(
   readyUrl: string,
   nodeArgs: string[] = [],
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr += chunk));
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}: ${stderr}`);
-    const ok = await fetch(readyUrl).then((r) => r.ok, () => false);
+    const ok = await fetch(readyUrl).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return child;
     await sleep(200);
   }

@@ -51,7 +51,15 @@ function parseDuration(value: string): number {
 
 /** Runs wrk (Debian package `wrk`) and reads requests per second and latency percentiles. */
 export async function wrk(options: WrkOptions): Promise<WrkResult> {
-  const args = ["-t", String(options.threads ?? 2), "-c", String(options.connections), "-d", `${options.seconds}s`, "--latency"];
+  const args = [
+    "-t",
+    String(options.threads ?? 2),
+    "-c",
+    String(options.connections),
+    "-d",
+    `${options.seconds}s`,
+    "--latency",
+  ];
   if (options.script) {
     const file = path.join(mkdtempSync(path.join(tmpdir(), "svc-bench-")), "script.lua");
     writeFileSync(file, options.script);

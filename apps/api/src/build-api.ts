@@ -1,7 +1,13 @@
 import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { SvcConfig } from "@svc/config";
-import { agentsResource, categoriesResource, checkTemplateString, rulesResource, templatesResource } from "@svc/engine";
+import {
+  agentsResource,
+  categoriesResource,
+  checkTemplateString,
+  rulesResource,
+  templatesResource,
+} from "@svc/engine";
 import type { Logger } from "@svc/log";
 import type { Queues } from "@svc/queue";
 import { pendingMigrations, type PrismaClient } from "@svc/store";
@@ -47,7 +53,10 @@ export function buildApi(services: ApiServices): Express {
       postgres: async () => prisma.$executeRaw`SELECT 1`,
       redis: async () => redis.ping(),
       migrations: async () => {
-        const pending = await pendingMigrations({ migrationsDir: services.migrationsDir, databaseUrl: config.database.url });
+        const pending = await pendingMigrations({
+          migrationsDir: services.migrationsDir,
+          databaseUrl: config.database.url,
+        });
         if (pending.length > 0) throw new Error(`pending migrations: ${pending.join(", ")}`);
       },
     },

@@ -7,7 +7,10 @@ import { startService } from "./start-service";
 // split deployment (`worker.embedded: false`).
 startService({ env: process.env, cwd: process.cwd() })
   .then((service) => {
-    exitGracefullyOnSignals({ logger: createLogger({ service: "api", level: service.config.log.level }), close: () => service.close() });
+    exitGracefullyOnSignals({
+      logger: createLogger({ service: "api", level: service.config.log.level }),
+      close: () => service.close(),
+    });
   })
   .catch((error: unknown) => {
     console.error(`svc: failed to start: ${error instanceof Error ? error.message : String(error)}`);

@@ -21,32 +21,60 @@ export interface RunningService {
  * Starts the API (and, with `worker.embedded`, every worker in the same process): load and check the
  * configuration, apply migrations (creating the database), connect, listen.
  */
-export async function startService({ env, cwd }: { env: NodeJS.ProcessEnv; cwd: string }): Promise<RunningService> {
+export async function startService({
+  env,
+  cwd,
+}: {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}): Promise<RunningService> {
   let config = loadConfig({ env, cwd });
   const logger = createLogger({ service: "api", level: config.log.level });
   if (!config.secrets.secretKey && config.worker.embedded) {
     const secret = loadOrCreateSecretKey(cwd);
-    if (secret.created) logger.warn("SVC_SECRET_KEY is not set: created a secret key for this single-process install", { file: secret.file });
+    if (secret.created)
+      logger.warn("SVC_SECRET_KEY is not set: created a secret key for this single-process install", {
+        file: secret.file,
+      });
     config = { ...config, secrets: { ...config.secrets, secretKey: secret.key } };
   }
   assertSecrets(config, env, { requireSecretKey: true });
 
   if (config.database.auto_migrate) {
-    const result = await migrate({ databaseUrl: config.database.url, migrationsDir: MIGRATIONS_DIR, createDatabase: true, log: (msg, meta) => logger.info(msg, meta) });
+    const result = await migrate({
+      databaseUrl: config.database.url,
+      migrationsDir: MIGRATIONS_DIR,
+      createDatabase: true,
+      log: (msg, meta) => logger.info(msg, meta),
+    });
     logger.info("migrations checked", { applied: result.applied, already_applied: result.alreadyApplied });
   }
   const prisma = createPrisma({ databaseUrl: config.database.url });
-  const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: false });
+  const redis = new Redis(config.redis.url, {
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: false,
+    lazyConnect: false,
+  });
   redis.on("error", (error) => logger.warn("redis connection error", { error: error.message }));
-  const queues = createQueues({ redisUrl: config.redis.url, prefix: config.redis.prefix, maxAttempts: config.worker.max_attempts });
+  const queues = createQueues({
+    redisUrl: config.redis.url,
+    prefix: config.redis.prefix,
+    maxAttempts: config.worker.max_attempts,
+  });
 
-  const workers = config.worker.embedded ? await startEmbeddedWorkers(config, prisma, queues, logger, env) : null;
+  const workers = config.worker.embedded
+    ? await startEmbeddedWorkers(config, prisma, queues, logger, env)
+    : null;
   const app = buildApi({ config, logger, prisma, redis, queues, migrationsDir: MIGRATIONS_DIR });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.api.port, config.api.host, () => resolve(s));
     s.once("error", reject);
   });
-  logger.info("api listening", { host: config.api.host, port: config.api.port, embedded_workers: workers?.queues ?? [] });
+  logger.info("api listening", {
+    host: config.api.host,
+    port: config.api.port,
+    embedded_workers: workers?.queues ?? [],
+  });
 
   let closing: Promise<void> | undefined;
   return {
@@ -65,9 +93,23 @@ export async function startService({ env, cwd }: { env: NodeJS.ProcessEnv; cwd: 
   };
 }
 
-async function startEmbeddedWorkers(config: SvcConfig, prisma: PrismaClient, queues: Queues, logger: Logger, env: NodeJS.ProcessEnv): Promise<RunningWorkers> {
+async function startEmbeddedWorkers(
+  config: SvcConfig,
+  prisma: PrismaClient,
+  queues: Queues,
+  logger: Logger,
+  env: NodeJS.ProcessEnv,
+): Promise<RunningWorkers> {
   // Ingest and delivery run here together: due messages skip the delivery queue (docs/delivery.md).
-  const { handlers, sweeps, drain } = buildHandlers({ queues, logger, prisma, config, now: () => new Date(), env, deliverInline: true });
+  const { handlers, sweeps, drain } = buildHandlers({
+    queues,
+    logger,
+    prisma,
+    config,
+    now: () => new Date(),
+    env,
+    deliverInline: true,
+  });
   const running = startWorkers({ config, handlers, queues: queuesWithHandlers(handlers), logger });
   await queues.ready(30_000);
   await registerSchedules(queues, sweeps);

@@ -66,7 +66,8 @@ export class AppError extends Error {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AppError";
     this.status = ERROR_STATUS[code];
-    this.title = options.title ?? (code === "invalid_state" ? "Invalid state" : (STATUS_TITLE[this.status] ?? "Error"));
+    this.title =
+      options.title ?? (code === "invalid_state" ? "Invalid state" : (STATUS_TITLE[this.status] ?? "Error"));
     this.errors = options.errors;
     this.headers = options.headers;
     this.extra = options.extra;

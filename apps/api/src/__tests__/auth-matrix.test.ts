@@ -40,12 +40,21 @@ let agentKey: string;
 beforeAll(async () => {
   h = await startHarness("auth_matrix");
   revokedKey = await h.keyWith(["admin"]);
-  await h.as().post(`/v1/api-keys/${h.keyIdOf(revokedKey)}/revoke`).expect(200);
+  await h
+    .as()
+    .post(`/v1/api-keys/${h.keyIdOf(revokedKey)}/revoke`)
+    .expect(200);
   expiredKey = await h.keyWith(["admin"]);
-  await h.prisma.apiKey.update({ where: { id: h.keyIdOf(expiredKey) }, data: { expires_at: new Date(Date.now() - 1000) } });
+  await h.prisma.apiKey.update({
+    where: { id: h.keyIdOf(expiredKey) },
+    data: { expires_at: new Date(Date.now() - 1000) },
+  });
   eventsOnlyKey = await h.keyWith(["events:write"]);
   messagesReadKey = await h.keyWith(["messages:read"]);
-  agentKey = await h.keyWith(["events:write", "messages:read", "messages:write", "recipients:read", "recipients:write"], "helper-bot");
+  agentKey = await h.keyWith(
+    ["events:write", "messages:read", "messages:write", "recipients:read", "recipients:write"],
+    "helper-bot",
+  );
 }, 60_000);
 afterAll(() => h.close());
 
@@ -64,7 +73,12 @@ const expectProblem = (res: request.Response, status: number, detail: RegExp) =>
 it("walks a non-trivial set of operations", () => {
   expect(operations.length).toBeGreaterThanOrEqual(10);
   expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(
-    expect.arrayContaining(["post /v1/api-keys", "post /v1/api-keys/x1/revoke", "put /v1/agents/x1", "delete /v1/agents/x1"]),
+    expect.arrayContaining([
+      "post /v1/api-keys",
+      "post /v1/api-keys/x1/revoke",
+      "put /v1/agents/x1",
+      "delete /v1/agents/x1",
+    ]),
   );
 });
 
@@ -99,9 +113,14 @@ describe.each(operations)("$method $path", (op) => {
 describe("keys bound to agents", () => {
   it("cannot be created with admin (422)", async () => {
     await h.keyWith(["events:write"], "limited-bot");
-    const res = await h.as().post("/v1/api-keys").send({ name: "bad", scopes: ["admin"], agent: "limited-bot" });
+    const res = await h
+      .as()
+      .post("/v1/api-keys")
+      .send({ name: "bad", scopes: ["admin"], agent: "limited-bot" });
     expectProblem(res, 422, /agent-bound key cannot hold the admin scope/);
-    expect(res.body.errors).toEqual([{ loc: ["body", "scopes"], msg: "admin is not allowed for agent-bound keys", type: "value_error" }]);
+    expect(res.body.errors).toEqual([
+      { loc: ["body", "scopes"], msg: "admin is not allowed for agent-bound keys", type: "value_error" },
+    ]);
   });
 
   it("are refused (403) once their agent is disabled or deleted", async () => {

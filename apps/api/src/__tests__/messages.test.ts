@@ -17,7 +17,10 @@ beforeAll(async () => {
   backendKey = await h.keyWith(["messages:write", "messages:read"]);
   readKey = await h.keyWith(["messages:read"]);
   await h.prisma.template.create({
-    data: { key: "hello", locales: { en: { title: "Hi {{ recipient.external_id }}", body: "{{ data.msg }}" } } },
+    data: {
+      key: "hello",
+      locales: { en: { title: "Hi {{ recipient.external_id }}", body: "{{ data.msg }}" } },
+    },
   });
 }, 60_000);
 afterAll(() => h.close());
@@ -66,7 +69,14 @@ describe("POST /v1/messages", () => {
       claimed_importance: "high",
       channels: ["email"],
       channel: null,
-      content: { title: `Hi ${recipient}`, body: "hello", url: null, thread: null, locale: "en", channel: "email" },
+      content: {
+        title: `Hi ${recipient}`,
+        body: "hello",
+        url: null,
+        thread: null,
+        locale: "en",
+        channel: "email",
+      },
       data: { msg: "hello" },
       send_at: NOW.toISOString(),
       expires_at: null,
@@ -97,8 +107,15 @@ describe("POST /v1/messages", () => {
 
   test("expires_at is kept; quiet hours pushing past it suppress as expired", async () => {
     const recipient = await person({ quiet_hours: { start: "11:00", end: "13:00" } });
-    const res = await send(backendKey, body(recipient, { category: "marketing", expires_at: "2024-01-15T12:30:00Z" })).expect(202);
-    expect(res.body).toMatchObject({ status: "suppressed", status_reason: "expired", expires_at: "2024-01-15T12:30:00.000Z" });
+    const res = await send(
+      backendKey,
+      body(recipient, { category: "marketing", expires_at: "2024-01-15T12:30:00Z" }),
+    ).expect(202);
+    expect(res.body).toMatchObject({
+      status: "suppressed",
+      status_reason: "expired",
+      expires_at: "2024-01-15T12:30:00.000Z",
+    });
   });
 
   test("unknown recipient, template and category: 422 naming each", async () => {
@@ -111,9 +128,14 @@ describe("POST /v1/messages", () => {
   });
 
   test("unknown fields and inline profiles are refused by the document", async () => {
-    const res = await send(backendKey, { ...body("x"), recipient: { external_id: "x" }, extra: 1 }).expect(422);
+    const res = await send(backendKey, { ...body("x"), recipient: { external_id: "x" }, extra: 1 }).expect(
+      422,
+    );
     expect(res.body.errors.map((e: { loc: unknown[] }) => e.loc)).toEqual(
-      expect.arrayContaining([["body", "recipient"], ["body", "extra"]]),
+      expect.arrayContaining([
+        ["body", "recipient"],
+        ["body", "extra"],
+      ]),
     );
   });
 
@@ -127,11 +149,19 @@ describe("idempotency", () => {
     const recipient = await person();
     const first = await send(backendKey, body(recipient, { idempotency_key: "order-1" })).expect(202);
     // Key order and an explicit default do not make another body.
-    const repeat = await send(backendKey, { importance: "normal", ...body(recipient, { idempotency_key: "order-1" }) }).expect(200);
+    const repeat = await send(backendKey, {
+      importance: "normal",
+      ...body(recipient, { idempotency_key: "order-1" }),
+    }).expect(200);
     expect(repeat.body).toEqual(first.body);
-    const conflict = await send(backendKey, body(recipient, { idempotency_key: "order-1", data: { msg: "other" } })).expect(409);
+    const conflict = await send(
+      backendKey,
+      body(recipient, { idempotency_key: "order-1", data: { msg: "other" } }),
+    ).expect(409);
     expect(conflict.body).toMatchObject({ title: "Conflict", status: 409 });
-    expect(conflict.body.detail).toContain("idempotency_key 'order-1' was already used with a different request body");
+    expect(conflict.body.detail).toContain(
+      "idempotency_key 'order-1' was already used with a different request body",
+    );
   });
 
   test("10 concurrent sends with one key: one message, one 202 and nine 200, all with its id", async () => {
@@ -170,10 +200,21 @@ describe("agents", () => {
     const key = await h.keyWith(["messages:write", "messages:read"], "budgeted");
     const recipient = await person();
     const results = [];
-    for (let i = 0; i < 6; i++) results.push((await send(key, body(recipient, { importance: "critical" })).expect(202)).body);
-    expect(results.slice(0, 5).map((m) => m.status)).toEqual(["queued", "queued", "queued", "queued", "queued"]);
+    for (let i = 0; i < 6; i++)
+      results.push((await send(key, body(recipient, { importance: "critical" })).expect(202)).body);
+    expect(results.slice(0, 5).map((m) => m.status)).toEqual([
+      "queued",
+      "queued",
+      "queued",
+      "queued",
+      "queued",
+    ]);
     expect(results[5]).toMatchObject({ status: "suppressed", status_reason: "agent_budget: 5 per P1D" });
-    expect(results[0]).toMatchObject({ agent: "budgeted", importance: "high", claimed_importance: "critical" });
+    expect(results[0]).toMatchObject({
+      agent: "budgeted",
+      importance: "high",
+      claimed_importance: "critical",
+    });
   });
 
   test("idempotency keys are per sender: the backend's key is not the agent's", async () => {
@@ -214,9 +255,16 @@ describe("GET and cancel", () => {
 
   test("cancel a queued message: 200 cancelled via API, then 409 Invalid state", async () => {
     const res = await h.as(agentKey).post(`/v1/messages/${agentMessage}/cancel`).expect(200);
-    expect(res.body).toMatchObject({ id: agentMessage, status: "cancelled", status_reason: "cancelled via API" });
+    expect(res.body).toMatchObject({
+      id: agentMessage,
+      status: "cancelled",
+      status_reason: "cancelled via API",
+    });
     const again = await h.as(agentKey).post(`/v1/messages/${agentMessage}/cancel`).expect(409);
-    expect(again.body).toMatchObject({ title: "Invalid state", detail: "message is cancelled; only queued messages can be cancelled" });
+    expect(again.body).toMatchObject({
+      title: "Invalid state",
+      detail: "message is cancelled; only queued messages can be cancelled",
+    });
   });
 
   test("cancel needs messages:write", async () => {
@@ -233,7 +281,10 @@ describe("GET /v1/messages", () => {
     for (let i = 0; i < 3; i++) ids.push((await send(backendKey, body(recipient)).expect(202)).body.id);
     ids.push((await send(agentKey, body(recipient)).expect(202)).body.id);
     ids.push((await send(backendKey, body(recipient, { channels: ["sms"] })).expect(202)).body.id); // no sms address
-    await h.prisma.message.updateMany({ where: { id: ids[0] }, data: { event_id: "evt_listed", broadcast_id: "brd_listed" } });
+    await h.prisma.message.updateMany({
+      where: { id: ids[0] },
+      data: { event_id: "evt_listed", broadcast_id: "brd_listed" },
+    });
   });
 
   const listed = async (query: string, key = readKey) =>
@@ -253,9 +304,19 @@ describe("GET /v1/messages", () => {
   test("pages with limit and cursor", async () => {
     const first = (await h.as(readKey).get(`/v1/messages?recipient=${recipient}&limit=2`).expect(200)).body;
     expect(first.items.map((m: { id: string }) => m.id)).toEqual([ids[4], ids[3]]);
-    const second = (await h.as(readKey).get(`/v1/messages?recipient=${recipient}&limit=2&cursor=${first.next_cursor}`).expect(200)).body;
+    const second = (
+      await h
+        .as(readKey)
+        .get(`/v1/messages?recipient=${recipient}&limit=2&cursor=${first.next_cursor}`)
+        .expect(200)
+    ).body;
     expect(second.items.map((m: { id: string }) => m.id)).toEqual([ids[2], ids[1]]);
-    const third = (await h.as(readKey).get(`/v1/messages?recipient=${recipient}&limit=2&cursor=${second.next_cursor}`).expect(200)).body;
+    const third = (
+      await h
+        .as(readKey)
+        .get(`/v1/messages?recipient=${recipient}&limit=2&cursor=${second.next_cursor}`)
+        .expect(200)
+    ).body;
     expect(third).toEqual({ items: [expect.objectContaining({ id: ids[0] })], next_cursor: null });
   });
 

@@ -3,7 +3,9 @@ import { startHarness, type Harness } from "./service-harness";
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness("ratelimit", { config: { api: { rate_limit: { enabled: true, per_second: 1, burst: 3 } } } });
+  h = await startHarness("ratelimit", {
+    config: { api: { rate_limit: { enabled: true, per_second: 1, burst: 3 } } },
+  });
 }, 60_000);
 afterAll(() => h.close());
 
@@ -26,7 +28,10 @@ it("limits each key through Redis and answers 429 with Retry-After", async () =>
   expect(limited!.body).toMatchObject({ status: 429, title: "Too many requests" });
   expect(limited!.body.detail).toMatch(/rate limit of 1 requests per second/);
   // Another key has its own bucket.
-  await h.as(await h.keyWith(["admin"])).get("/v1/agents").expect(200);
+  await h
+    .as(await h.keyWith(["admin"]))
+    .get("/v1/agents")
+    .expect(200);
   // The bucket is shared state in Redis, not in this process.
   const keys = await h.redis.keys(`${h.config.redis.prefix}:ratelimit:*`);
   expect(keys.length).toBeGreaterThanOrEqual(2);
@@ -42,13 +47,24 @@ describe("queue dashboard", () => {
   });
 
   it("opens with an admin key as the password and refuses other keys", async () => {
-    const page = await request(h.app).get("/admin/queues").set("Authorization", basic(h.adminKey)).expect(200);
+    const page = await request(h.app)
+      .get("/admin/queues")
+      .set("Authorization", basic(h.adminKey))
+      .expect(200);
     expect(page.text).toContain("<html");
-    const api = await request(h.app).get("/admin/queues/api/queues").set("Authorization", basic(h.adminKey)).expect(200);
-    expect(api.body.queues.map((q: { name: string }) => q.name)).toEqual(expect.arrayContaining(["ingest", "delivery", "scheduler"]));
+    const api = await request(h.app)
+      .get("/admin/queues/api/queues")
+      .set("Authorization", basic(h.adminKey))
+      .expect(200);
+    expect(api.body.queues.map((q: { name: string }) => q.name)).toEqual(
+      expect.arrayContaining(["ingest", "delivery", "scheduler"]),
+    );
     const reader = await h.keyWith(["messages:read"]);
     await request(h.app).get("/admin/queues").set("Authorization", basic(reader)).expect(403);
-    const wrong = await request(h.app).get("/admin/queues").set("Authorization", basic(`svc_${"B".repeat(43)}`)).expect(401);
+    const wrong = await request(h.app)
+      .get("/admin/queues")
+      .set("Authorization", basic(`svc_${"B".repeat(43)}`))
+      .expect(401);
     expect(wrong.headers["www-authenticate"]).toMatch(/^Basic/);
   });
 });

@@ -370,10 +370,8 @@ describe("keys", () => {
     ],
   ] as const)("%s without its scope is 403", async (_case, scopes, method, url, scope) => {
     const key = await h.keyWith([...scopes]);
-    const res = await h
-      .as(key)
-      [method](url)
-      .send(method === "get" || method === "delete" ? undefined : {});
+    const agent = h.as(key);
+    const res = await agent[method](url).send(method === "get" || method === "delete" ? undefined : {});
     expect(res.status).toBe(403);
     expect(res.body.detail).toBe(`this API key lacks the scope '${scope}'`);
   });

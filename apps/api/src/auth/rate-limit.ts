@@ -48,8 +48,12 @@ export function rateLimit(redis: Redis, prefix: string, options: RateLimitOption
     )) as [number, number];
     if (allowed === 1) return next();
     const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
-    throw new AppError("rate_limited", `rate limit of ${options.per_second} requests per second for this API key exceeded; retry in ${retryAfter} s`, {
-      headers: { "Retry-After": String(retryAfter) },
-    });
+    throw new AppError(
+      "rate_limited",
+      `rate limit of ${options.per_second} requests per second for this API key exceeded; retry in ${retryAfter} s`,
+      {
+        headers: { "Retry-After": String(retryAfter) },
+      },
+    );
   };
 }

@@ -9,7 +9,11 @@ import { getOperation } from "../http/openapi-validation";
 // The scopes an operation needs are read from its OpenAPI security requirement, so the document
 // and the behaviour cannot disagree.
 
-export function requireKey(deps: { prisma: PrismaClient; now: () => Date; apiKeyCache?: ApiKeyCache }): RequestHandler {
+export function requireKey(deps: {
+  prisma: PrismaClient;
+  now: () => Date;
+  apiKeyCache?: ApiKeyCache;
+}): RequestHandler {
   return async (req, res, next) => {
     const operation = getOperation(res);
     if (!operation?.requiresKey) return next();
@@ -22,7 +26,10 @@ export function requireKey(deps: { prisma: PrismaClient; now: () => Date; apiKey
     }
     // Any one listed scope is enough (OpenAPI: alternative security requirements).
     if (scopes.length > 0 && !scopes.some((scope) => hasScope(principal, scope))) {
-      throw new AppError("forbidden", `this API key lacks the scope ${scopes.map((s) => `'${s}'`).join(" or ")}`);
+      throw new AppError(
+        "forbidden",
+        `this API key lacks the scope ${scopes.map((s) => `'${s}'`).join(" or ")}`,
+      );
     }
     next();
   };

@@ -21,7 +21,11 @@ export function basicAdminAuth(deps: { prisma: PrismaClient; now: () => Date }):
     const decoded = match ? Buffer.from(match[1]!, "base64").toString("utf8") : "";
     const password = decoded.includes(":") ? decoded.slice(decoded.indexOf(":") + 1) : "";
     if (!password) {
-      return next(new AppError("unauthorized", "sign in with an admin API key as the password", { headers: BASIC_CHALLENGE }));
+      return next(
+        new AppError("unauthorized", "sign in with an admin API key as the password", {
+          headers: BASIC_CHALLENGE,
+        }),
+      );
     }
     try {
       const principal = await authenticate(deps, `Bearer ${password}`);
@@ -30,12 +34,20 @@ export function basicAdminAuth(deps: { prisma: PrismaClient; now: () => Date }):
       }
       next();
     } catch (error) {
-      next(error instanceof AppError && error.status === 401 ? new AppError("unauthorized", error.detail, { headers: BASIC_CHALLENGE }) : error);
+      next(
+        error instanceof AppError && error.status === 401
+          ? new AppError("unauthorized", error.detail, { headers: BASIC_CHALLENGE })
+          : error,
+      );
     }
   };
 }
 
-export function mountQueueDashboard(app: Express, queues: Queues, deps: { prisma: PrismaClient; now: () => Date }) {
+export function mountQueueDashboard(
+  app: Express,
+  queues: Queues,
+  deps: { prisma: PrismaClient; now: () => Date },
+) {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({

@@ -4,7 +4,12 @@ import type { PrismaClient } from "@svc/store";
 
 export function apiKeysRoutes(router: Router, deps: { prisma: PrismaClient; now: () => Date }) {
   router.get("/v1/api-keys", async (req, res) => {
-    res.json(await listApiKeys(deps, { limit: req.query.limit as number | undefined, cursor: req.query.cursor as string | undefined }));
+    res.json(
+      await listApiKeys(deps, {
+        limit: req.query.limit as number | undefined,
+        cursor: req.query.cursor as string | undefined,
+      }),
+    );
   });
   router.post("/v1/api-keys", async (req, res) => {
     res.status(201).json(await createApiKey(deps, req.body));

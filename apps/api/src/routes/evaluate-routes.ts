@@ -4,7 +4,10 @@ import { evaluateRules, type EvaluateInput } from "@svc/engine";
 import type { PrismaClient } from "@svc/store";
 import { principalOf } from "../auth/require-key";
 
-export function evaluateRoutes(router: Router, deps: { prisma: PrismaClient; config: SvcConfig; now: () => Date }) {
+export function evaluateRoutes(
+  router: Router,
+  deps: { prisma: PrismaClient; config: SvcConfig; now: () => Date },
+) {
   router.post("/v1/rules/evaluate", async (req, res) => {
     res.json(await evaluateRules(deps, principalOf(res), req.body as EvaluateInput));
   });

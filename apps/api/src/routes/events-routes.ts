@@ -1,5 +1,12 @@
 import type { Router } from "express";
-import { acceptEvent, createEventBatcher, getEvent, listEvents, type AcceptEventDeps, type EventInput } from "@svc/engine";
+import {
+  acceptEvent,
+  createEventBatcher,
+  getEvent,
+  listEvents,
+  type AcceptEventDeps,
+  type EventInput,
+} from "@svc/engine";
 import { principalOf } from "../auth/require-key";
 
 export function eventsRoutes(router: Router, deps: AcceptEventDeps) {
@@ -10,7 +17,10 @@ export function eventsRoutes(router: Router, deps: AcceptEventDeps) {
     res.status(duplicate ? 200 : 202).json({ ...event, duplicate });
   });
   router.get("/v1/events", async (req, res) => {
-    const page = { limit: req.query.limit as number | undefined, cursor: req.query.cursor as string | undefined };
+    const page = {
+      limit: req.query.limit as number | undefined,
+      cursor: req.query.cursor as string | undefined,
+    };
     res.json(await listEvents(deps, principalOf(res), page));
   });
   router.get("/v1/events/:id", async (req, res) => {

@@ -23,9 +23,19 @@ function bodyWithoutKey(body: Record<string, unknown>, pathKey: string) {
   return rest;
 }
 
-export function keyedRoutes<View>(router: Router, base: string, resource: () => KeyedResource<View>, now: () => Date) {
+export function keyedRoutes<View>(
+  router: Router,
+  base: string,
+  resource: () => KeyedResource<View>,
+  now: () => Date,
+) {
   router.get(base, async (req, res) => {
-    res.json(await resource().list({ limit: req.query.limit as number | undefined, cursor: req.query.cursor as string | undefined }));
+    res.json(
+      await resource().list({
+        limit: req.query.limit as number | undefined,
+        cursor: req.query.cursor as string | undefined,
+      }),
+    );
   });
   router.post(base, async (req, res) => {
     const { key, ...rest } = req.body as Record<string, unknown> & { key: string };

@@ -1,4 +1,11 @@
-import { createQueues, createWorker, dispatchTo, PermanentJobError, sweepHandler, type Queues } from "@svc/queue";
+import {
+  createQueues,
+  createWorker,
+  dispatchTo,
+  PermanentJobError,
+  sweepHandler,
+  type Queues,
+} from "@svc/queue";
 import { reportDeadJobsSweep } from "../report-dead-jobs";
 import { REDIS_URL, dropPrefix, scratchName, waitFor } from "./harness";
 

@@ -1,7 +1,13 @@
 export * from "./template-types";
 export * from "./locale";
 export * from "./link-placeholders";
-export { renderSource, compileSource, normaliseSource, formatSourceError, COMPILE_CACHE_SIZE } from "./compile";
+export {
+  renderSource,
+  compileSource,
+  normaliseSource,
+  formatSourceError,
+  COMPILE_CACHE_SIZE,
+} from "./compile";
 export type { TemplateSourceError, RenderedString, StringRenderOptions } from "./compile";
 export { RENDER_TIME_LIMIT_MS, RENDER_MAX_ITEMS, RENDER_MAX_WIDTH } from "./render-budget";
 export * from "./render-template";

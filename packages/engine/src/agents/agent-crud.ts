@@ -20,7 +20,15 @@ const json = (value: unknown) =>
   value === undefined ? undefined : value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue);
 
 /** Agents: admin CRUD; DELETE is soft (the row stays for attribution and `agent_deleted`). */
-export function agentsResource({ prisma, now, apiKeyCache }: { prisma: PrismaClient; now: () => Date; apiKeyCache?: ApiKeyCache }) {
+export function agentsResource({
+  prisma,
+  now,
+  apiKeyCache,
+}: {
+  prisma: PrismaClient;
+  now: () => Date;
+  apiKeyCache?: ApiKeyCache;
+}) {
   const resource = keyedResource<AgentRow, AgentInput, ReturnType<typeof serializeAgent>>({
     noun: "agent",
     delegate: () => prisma.agent,
@@ -37,7 +45,10 @@ export function agentsResource({ prisma, now, apiKeyCache }: { prisma: PrismaCli
     isHidden: (row) => row.deleted_at !== null,
     hiddenWhere: { deleted_at: null },
     async remove(row) {
-      await prisma.agent.updateMany({ where: { key: row.key, deleted_at: null }, data: { deleted_at: now() } });
+      await prisma.agent.updateMany({
+        where: { key: row.key, deleted_at: null },
+        data: { deleted_at: now() },
+      });
     },
   });
   // An agent's keys are refused once it is disabled or deleted: cached key rows carry its state.

@@ -38,7 +38,8 @@ export async function validateAgentInput(prisma: PrismaClient, input: AgentInput
   if (input.approval_ttl_seconds !== undefined) data.approval_ttl_seconds = input.approval_ttl_seconds;
   if (input.reviewers !== undefined) data.reviewers = [...new Set(input.reviewers)];
   if (input.enabled !== undefined) data.enabled = input.enabled;
-  if (input.frequency_caps !== undefined) data.frequency_caps = parseCaps(input.frequency_caps, ["body", "frequency_caps"], issues);
+  if (input.frequency_caps !== undefined)
+    data.frequency_caps = parseCaps(input.frequency_caps, ["body", "frequency_caps"], issues);
   if (input.approval !== undefined && input.approval !== null && input.approval !== true) {
     const check = validateCondition(input.approval);
     if (!check.ok) issues.push({ loc: ["body", "approval"], msg: check.detail, type: "value_error" });
@@ -47,10 +48,18 @@ export async function validateAgentInput(prisma: PrismaClient, input: AgentInput
   if (input.categories !== undefined) {
     data.categories = input.categories === null ? null : [...new Set(input.categories)];
     if (data.categories) {
-      const found = await prisma.category.findMany({ where: { key: { in: data.categories } }, select: { key: true } });
+      const found = await prisma.category.findMany({
+        where: { key: { in: data.categories } },
+        select: { key: true },
+      });
       const known = new Set(found.map((c) => c.key));
       data.categories.forEach((key, index) => {
-        if (!known.has(key)) issues.push({ loc: ["body", "categories", index], msg: `no category '${key}'`, type: "value_error" });
+        if (!known.has(key))
+          issues.push({
+            loc: ["body", "categories", index],
+            msg: `no category '${key}'`,
+            type: "value_error",
+          });
       });
     }
   }

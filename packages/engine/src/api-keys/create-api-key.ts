@@ -1,4 +1,12 @@
-import { AppError, apiKeyDisplayPrefix, generateApiKeySecret, isScope, newId, sha256Hex, type Scope } from "@svc/core";
+import {
+  AppError,
+  apiKeyDisplayPrefix,
+  generateApiKeySecret,
+  isScope,
+  newId,
+  sha256Hex,
+  type Scope,
+} from "@svc/core";
 import type { PrismaClient } from "@svc/store";
 import { serializeApiKey, type ApiKeyView } from "./serialize-api-key";
 
@@ -26,7 +34,9 @@ export async function createApiKey(
   }
   if (input.agent && scopes.includes("admin")) {
     throw new AppError("unprocessable", "an agent-bound key cannot hold the admin scope", {
-      errors: [{ loc: ["body", "scopes"], msg: "admin is not allowed for agent-bound keys", type: "value_error" }],
+      errors: [
+        { loc: ["body", "scopes"], msg: "admin is not allowed for agent-bound keys", type: "value_error" },
+      ],
     });
   }
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;

@@ -54,7 +54,11 @@ function toData(input: CategoryInput, full: boolean) {
     else {
       const pause = tryParsePeriod(merged.fatigue.pause);
       if (pause === null || pause === 0) {
-        issues.push({ loc: ["body", "fatigue", "pause"], msg: "expected an ISO 8601 duration or a positive number of seconds", type: "value_error" });
+        issues.push({
+          loc: ["body", "fatigue", "pause"],
+          msg: "expected an ISO 8601 duration or a positive number of seconds",
+          type: "value_error",
+        });
       }
       data.fatigue = { after: merged.fatigue.after, pause: pause ?? 0 };
     }
@@ -70,7 +74,8 @@ export function categoriesResource({ prisma }: { prisma: PrismaClient }) {
     toData: async (input, full) => toData(input, full),
     serialize: serializeCategory,
     beforeDelete(row) {
-      if (row.builtin) throw new AppError("conflict", `'${row.key}' is a built-in category and cannot be deleted`);
+      if (row.builtin)
+        throw new AppError("conflict", `'${row.key}' is a built-in category and cannot be deleted`);
     },
   });
 }

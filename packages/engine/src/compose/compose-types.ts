@@ -25,7 +25,12 @@ export interface ComposeRequest {
   agentKey: string | null;
   apiKeyId: string | null;
   /** Rule-produced messages carry their rule (delay, cooldown, expires_in) and event. */
-  rule: { key: string; delaySeconds: number | null; cooldownSeconds: number | null; expiresInSeconds: number | null } | null;
+  rule: {
+    key: string;
+    delaySeconds: number | null;
+    cooldownSeconds: number | null;
+    expiresInSeconds: number | null;
+  } | null;
   event: { id: string; name: string; created_at: Date } | null;
   broadcastId?: string | null;
   digestId?: string | null;

@@ -11,7 +11,16 @@ import {
   type RenderedContent,
 } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import type { AddressRow, AgentRow, CategoryRow, ConsentRow, FatigueStateRow, RecipientRow, TemplateRow, TransactionClient } from "@svc/store";
+import type {
+  AddressRow,
+  AgentRow,
+  CategoryRow,
+  ConsentRow,
+  FatigueStateRow,
+  RecipientRow,
+  TemplateRow,
+  TransactionClient,
+} from "@svc/store";
 import { ComposeReferenceError } from "./compose-errors";
 import type { ComposeRequest, ContentOverride } from "./compose-types";
 import { contentRenderer, isEmailChannel, type MessageContent } from "./message-content";
@@ -60,11 +69,21 @@ export async function loadPolicyContext(
   const { recipient, category, agent, template, fatigue: fatigueRow } = rows;
   if (!recipient) throw new ComposeReferenceError("recipient", request.recipientId);
   if (!category) throw new ComposeReferenceError("category", request.category);
-  if (request.agentKey && (!agent || agent.deleted_at)) throw new ComposeReferenceError("agent", request.agentKey);
+  if (request.agentKey && (!agent || agent.deleted_at))
+    throw new ComposeReferenceError("agent", request.agentKey);
 
   const categoryCaps = toCaps(category.frequency_caps);
   const agentCaps = agent ? toCaps(agent.frequency_caps) : [];
-  const history = await loadHistory(tx, config, now, request, recipient.id, category, categoryCaps, agentCaps);
+  const history = await loadHistory(
+    tx,
+    config,
+    now,
+    request,
+    recipient.id,
+    category,
+    categoryCaps,
+    agentCaps,
+  );
   const fatigue = category.fatigue as { after: number; pause: number } | null;
   const recipientView = {
     external_id: recipient.external_id,
@@ -125,7 +144,9 @@ export async function loadPolicyContext(
       mutedChannels: recipient.muted_channels,
       addresses: recipient.addresses.map((a) => ({ channel: a.channel, value: a.value, enabled: a.enabled })),
       consentExpiresAt: Object.fromEntries(
-        recipient.consents.filter((c) => c.expires_at !== null).map((c) => [c.category, c.expires_at as Date]),
+        recipient.consents
+          .filter((c) => c.expires_at !== null)
+          .map((c) => [c.category, c.expires_at as Date]),
       ),
     },
     config: {
@@ -151,7 +172,12 @@ export async function loadPolicyContext(
     // evaluated holds the message: a person looks at it rather than it going out unchecked.
     ctx.requiresApproval = (view) => {
       const result = evaluateCondition(agent.approval, {
-        message: { category: view.category, importance: view.importance, channels: view.channels, template: request.template },
+        message: {
+          category: view.category,
+          importance: view.importance,
+          channels: view.channels,
+          template: request.template,
+        },
         recipient: { ...recipientView },
         data: request.data,
       });
@@ -161,7 +187,10 @@ export async function loadPolicyContext(
   return { ctx, recipient, category, agent, template };
 }
 
-async function loadCompositionRows(tx: TransactionClient, request: ComposeRequest): Promise<PreloadedComposition> {
+async function loadCompositionRows(
+  tx: TransactionClient,
+  request: ComposeRequest,
+): Promise<PreloadedComposition> {
   const recipient = await tx.recipient.findUnique({
     where: { id: request.recipientId },
     include: { addresses: true, consents: true },
@@ -195,7 +224,8 @@ function withContentOverride(config: SvcConfig, render: Render, override: Conten
   if (!override) return render;
   return async (request) => {
     const result = await render(request);
-    if (!result.ok || !override.text) return result.ok ? { ok: true, content: { ...result.content, ...override.extra } } : result;
+    if (!result.ok || !override.text)
+      return result.ok ? { ok: true, content: { ...result.content, ...override.extra } } : result;
     const text = override.text;
     const { variants: rendered, ...top } = result.content;
     const over = (base: RenderedContent, channel: string | null): RenderedContent => ({
@@ -209,7 +239,12 @@ function withContentOverride(config: SvcConfig, render: Render, override: Conten
     for (const channel of request.channels) {
       if (channel === top.channel) continue;
       const variant = over(rendered && Object.hasOwn(rendered, channel) ? rendered[channel]! : top, channel);
-      if (variant.title !== content.title || variant.body !== content.body || variant.url !== content.url || variant.thread !== content.thread) {
+      if (
+        variant.title !== content.title ||
+        variant.body !== content.body ||
+        variant.url !== content.url ||
+        variant.thread !== content.thread
+      ) {
         variants[channel] = variant;
       }
     }
@@ -219,11 +254,19 @@ function withContentOverride(config: SvcConfig, render: Render, override: Conten
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
 }
 
 function toCaps(stored: unknown): FrequencyCap[] {
-  return ((stored as StoredCap[] | null) ?? []).map((cap) => ({ limit: cap.limit, periodSeconds: cap.period }));
+  return ((stored as StoredCap[] | null) ?? []).map((cap) => ({
+    limit: cap.limit,
+    periodSeconds: cap.period,
+  }));
 }
 
 function toFatigueState(row: FatigueStateRow): FatigueState {

@@ -24,7 +24,8 @@ export interface MessageContent extends RenderedContent {
 
 /** The fields to hand to the provider of `channel`. */
 export function contentForChannel(content: MessageContent, channel: string): RenderedContent {
-  const variant = content.variants && Object.hasOwn(content.variants, channel) ? content.variants[channel] : undefined;
+  const variant =
+    content.variants && Object.hasOwn(content.variants, channel) ? content.variants[channel] : undefined;
   const { title, body, url, thread } = variant ?? content;
   return { title, body, url, thread };
 }

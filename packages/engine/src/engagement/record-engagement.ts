@@ -1,4 +1,10 @@
-import { AppError, fatigueAfterEngagement, isLinkTokenShaped, linkTokenHash, type Principal } from "@svc/core";
+import {
+  AppError,
+  fatigueAfterEngagement,
+  isLinkTokenShaped,
+  linkTokenHash,
+  type Principal,
+} from "@svc/core";
 import type { PrismaClient } from "@svc/store";
 import { saveFatigue } from "../compose/write-message";
 
@@ -29,7 +35,10 @@ export async function recordMessageEngagement(
   messageId: string,
   input: EngagementInput,
 ): Promise<EngagementResult> {
-  const message = await deps.prisma.message.findUnique({ where: { id: messageId }, select: { agent_key: true } });
+  const message = await deps.prisma.message.findUnique({
+    where: { id: messageId },
+    select: { agent_key: true },
+  });
   if (!message) throw new AppError("not_found", `no message '${messageId}'`);
   if (principal.agentKey !== null && message.agent_key !== principal.agentKey) {
     throw new AppError("forbidden", "agent keys may only reach their own messages");
@@ -44,7 +53,10 @@ export async function recordTrackedEngagement(
   input: EngagementInput,
 ): Promise<EngagementResult> {
   const message = isLinkTokenShaped(token)
-    ? await deps.prisma.message.findUnique({ where: { tracking_token_hash: linkTokenHash(token) }, select: { id: true } })
+    ? await deps.prisma.message.findUnique({
+        where: { tracking_token_hash: linkTokenHash(token) },
+        select: { id: true },
+      })
     : null;
   if (!message) throw new AppError("not_found", "unknown tracking token");
   return recordEngagement(deps, message.id, input.type, "track");

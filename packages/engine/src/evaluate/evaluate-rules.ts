@@ -42,7 +42,10 @@ export async function evaluateRules(
   input: EvaluateInput,
 ): Promise<EvaluateResult> {
   const name = validateEventName(input.name);
-  if (!name.ok) throw validationError([{ loc: ["body", "name"], msg: name.detail ?? "invalid event name", type: "value_error" }]);
+  if (!name.ok)
+    throw validationError([
+      { loc: ["body", "name"], msg: name.detail ?? "invalid event name", type: "value_error" },
+    ]);
   const { prisma } = deps;
   const recipient = await prisma.recipient.findUnique({ where: { external_id: input.recipient } });
   if (!recipient) throw new AppError("not_found", `no recipient '${input.recipient}'`);
@@ -81,10 +84,16 @@ export async function evaluateRules(
     const outcomes: EventRuleOutcome[] = [];
     for (const match of matches) {
       if (match.kind !== "fire") outcomes.push(toEventRuleOutcome(match));
-      else if (match.rule.digest !== null) outcomes.push({ rule: match.rule.key, matched: true, reason: "digested" });
+      else if (match.rule.digest !== null)
+        outcomes.push({ rule: match.rule.key, matched: true, reason: "digested" });
       else {
-        const request = ruleComposeRequest(event, match.rule, recipient.id, { dryRun: true, dedupEventId: original?.id });
-        outcomes.push((await composeRuleMessage(tx, { config: deps.config, now: () => now }, request)).outcome);
+        const request = ruleComposeRequest(event, match.rule, recipient.id, {
+          dryRun: true,
+          dedupEventId: original?.id,
+        });
+        outcomes.push(
+          (await composeRuleMessage(tx, { config: deps.config, now: () => now }, request)).outcome,
+        );
       }
     }
     return outcomes;

@@ -71,30 +71,47 @@ export async function acceptEvent(
   // Insert first: a taken (sender, key) is then looked up. A key whose retention just ran out is
   // released by that lookup and the insert takes a second pass.
   for (let pass = 0; pass < 2; pass++) {
-    const outcome = deps.eventBatcher ? await deps.eventBatcher.commit(row) : (await commitEvents(deps, [row]))[0]!;
+    const outcome = deps.eventBatcher
+      ? await deps.eventBatcher.commit(row)
+      : (await commitEvents(deps, [row]))[0]!;
     if ("error" in outcome) throw outcome.error;
     if (outcome.stored) return { event: pendingEventView(row), duplicate: false };
     const original = key === null ? null : await findOriginal(prisma, sender, key, hash!, deps.now());
     if (original) return { event: serializeEvent(original), duplicate: true };
   }
-  throw new AppError("unavailable", `idempotency_key '${key}' is being released by a concurrent request; retry the request`);
+  throw new AppError(
+    "unavailable",
+    `idempotency_key '${key}' is being released by a concurrent request; retry the request`,
+  );
 }
 
 /** Checks that need no database; returns the inline profile (null for a plain external id). */
 function checkRequest(principal: Principal, input: EventInput): RecipientProfileInput | null {
   const name = validateEventName(input.name);
-  if (!name.ok) throw validationError([{ loc: ["body", "name"], msg: name.detail ?? "invalid event name", type: "value_error" }]);
+  if (!name.ok)
+    throw validationError([
+      { loc: ["body", "name"], msg: name.detail ?? "invalid event name", type: "value_error" },
+    ]);
   if (isReservedEventName(input.name)) {
     throw new AppError("forbidden", "event names starting 'svc.' are reserved for the service");
   }
   const profile = inlineProfileOf(input.recipient);
   const idLoc = profile ? ["body", "recipient", "external_id"] : ["body", "recipient"];
   if (!isValidExternalId(recipientExternalId(input.recipient))) {
-    throw validationError([{ loc: idLoc, msg: "external id must be 1-255 characters without control characters", type: "value_error" }]);
+    throw validationError([
+      {
+        loc: idLoc,
+        msg: "external id must be 1-255 characters without control characters",
+        type: "value_error",
+      },
+    ]);
   }
   if (profile === null) return null;
   if (principal.agentKey) {
-    throw new AppError("forbidden", "agent keys refer to people by external id; inline recipient profiles are refused");
+    throw new AppError(
+      "forbidden",
+      "agent keys refer to people by external id; inline recipient profiles are refused",
+    );
   }
   checkProfile(profile, ["body", "recipient"]);
   return profile;
@@ -130,8 +147,15 @@ async function findOriginal(
 }
 
 // SPEC 2.3: changing a stored profile inline needs recipients:write; creating one does not.
-async function assertProfileUnchanged(prisma: PrismaClient, externalId: string, profile: RecipientProfileInput) {
-  const stored = await prisma.recipient.findUnique({ where: { external_id: externalId }, include: { addresses: true } });
+async function assertProfileUnchanged(
+  prisma: PrismaClient,
+  externalId: string,
+  profile: RecipientProfileInput,
+) {
+  const stored = await prisma.recipient.findUnique({
+    where: { external_id: externalId },
+    include: { addresses: true },
+  });
   if (!stored) return;
   const changed = profileChanges(stored, profile);
   if (changed.length > 0) {

@@ -30,12 +30,16 @@ describe("profileChanges", () => {
     ["region set", { region: "US-FL" }, ["region"]],
     ["locale cleared", { locale: null }, ["locale"]],
     ["another attribute value", { attributes: { plan: "free", seats: 3 } }, ["attributes"]],
-    ["an address enabled", {
-      addresses: [
-        { channel: "email", value: "a@example.com" },
-        { channel: "sms", value: "+15550001" },
-      ],
-    }, ["addresses"]],
+    [
+      "an address enabled",
+      {
+        addresses: [
+          { channel: "email", value: "a@example.com" },
+          { channel: "sms", value: "+15550001" },
+        ],
+      },
+      ["addresses"],
+    ],
     ["an address dropped", { addresses: [{ channel: "email", value: "a@example.com" }] }, ["addresses"]],
     ["several", { timezone: "UTC", attributes: {} }, ["timezone", "attributes"]],
   ])("%s", (_name, inline, expected) => {

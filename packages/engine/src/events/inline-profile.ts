@@ -16,7 +16,10 @@ export function profileChanges(stored: StoredProfile, inline: RecipientProfileIn
   for (const field of ["locale", "timezone", "region"] as const) {
     if (inline[field] !== undefined && (inline[field] ?? null) !== stored[field]) changed.push(field);
   }
-  if (inline.attributes !== undefined && canonicalJson(inline.attributes) !== canonicalJson(stored.attributes ?? {}))
+  if (
+    inline.attributes !== undefined &&
+    canonicalJson(inline.attributes) !== canonicalJson(stored.attributes ?? {})
+  )
     changed.push("attributes");
   if (inline.addresses !== undefined) {
     const given = inline.addresses.map((a) => addressId(a.channel, a.value, a.enabled ?? true)).sort();
@@ -26,4 +29,5 @@ export function profileChanges(stored: StoredProfile, inline: RecipientProfileIn
   return changed;
 }
 
-const addressId = (channel: string, value: string, enabled: boolean) => `${channel}\u0000${value}\u0000${enabled}`;
+const addressId = (channel: string, value: string, enabled: boolean) =>
+  `${channel}\u0000${value}\u0000${enabled}`;

@@ -20,15 +20,22 @@ export async function applyPolicy(
   deps: IngestDeps,
   { eventId, ruleKey }: { eventId: string; ruleKey: string },
 ): Promise<ApplyPolicyResult> {
-  const peek = await deps.prisma.event.findUnique({ where: { id: eventId }, select: { recipient_external_id: true } });
+  const peek = await deps.prisma.event.findUnique({
+    where: { id: eventId },
+    select: { recipient_external_id: true },
+  });
   if (!peek) return { status: "skipped", reason: "event_not_processed" };
   return $transaction(deps.prisma, async (tx) => {
     await lockRecipient(tx, peek.recipient_external_id);
     const event = await tx.event.findUnique({ where: { id: eventId } });
-    if (!event || event.status !== "processed" || !event.recipient_id) return { status: "skipped", reason: "event_not_processed" } as const;
+    if (!event || event.status !== "processed" || !event.recipient_id)
+      return { status: "skipped", reason: "event_not_processed" } as const;
     await lockRecipient(tx, event.recipient_id); // as ingest: external id, then internal id
-    const stored = await tx.eventOutcome.findUnique({ where: { event_id_rule_key: { event_id: eventId, rule_key: ruleKey } } });
-    if (!stored || !stored.matched || NOT_COMPOSED.has(stored.reason ?? "")) return { status: "skipped", reason: "rule_not_firing" } as const;
+    const stored = await tx.eventOutcome.findUnique({
+      where: { event_id_rule_key: { event_id: eventId, rule_key: ruleKey } },
+    });
+    if (!stored || !stored.matched || NOT_COMPOSED.has(stored.reason ?? ""))
+      return { status: "skipped", reason: "rule_not_firing" } as const;
     const rule = await tx.rule.findUnique({ where: { key: ruleKey } });
     if (!rule || rule.digest !== null) return { status: "skipped", reason: "rule_gone" } as const;
 
@@ -48,13 +55,19 @@ export async function applyPolicy(
     });
     const followUps: FollowUps = { deliveries: [], digests: [] };
     if (message?.status === "queued") {
-      followUps.deliveries.push({ messageId: message.id, generation: message.generation, sendAt: message.send_at });
+      followUps.deliveries.push({
+        messageId: message.id,
+        generation: message.generation,
+        sendAt: message.send_at,
+      });
     }
     return { status: "composed", outcome, followUps } as const;
   });
 }
 
-export function applyPolicyJob(deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> }): JobHandler<"apply-policy"> {
+export function applyPolicyJob(
+  deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> },
+): JobHandler<"apply-policy"> {
   return async (payload) => {
     const result = await applyPolicy(deps, payload);
     if (result.status === "composed") await enqueueFollowUps(deps.queues, result.followUps);

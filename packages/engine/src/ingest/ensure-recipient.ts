@@ -19,6 +19,11 @@ export async function ensureRecipient(
   const existing = await tx.recipient.findUnique({ where: { external_id: externalId } });
   if (existing) return existing;
   return tx.recipient.create({
-    data: { id: newId("recipient", now.getTime()), external_id: externalId, created_at: now, updated_at: now },
+    data: {
+      id: newId("recipient", now.getTime()),
+      external_id: externalId,
+      created_at: now,
+      updated_at: now,
+    },
   });
 }

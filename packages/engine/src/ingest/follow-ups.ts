@@ -13,22 +13,21 @@ export interface FollowUps {
  * digest that reached `send_after` gets a second job id that runs now, since BullMQ ignores an add
  * whose id (the delayed one) still exists. Closing twice is a no-op for the closer.
  */
-export async function enqueueFollowUps(queues: Pick<Queues, "enqueueBulk">, followUps: FollowUps): Promise<void> {
+export async function enqueueFollowUps(
+  queues: Pick<Queues, "enqueueBulk">,
+  followUps: FollowUps,
+): Promise<void> {
   const items: BulkItem[] = [
-    ...followUps.deliveries.map(
-      (d): BulkItem<"deliver-message"> => ({
-        name: "deliver-message",
-        payload: { messageId: d.messageId, generation: d.generation },
-        opts: { sendAt: d.sendAt },
-      }),
-    ),
-    ...followUps.digests.map(
-      (d): BulkItem<"close-digest"> => ({
-        name: "close-digest",
-        payload: { digestId: d.digestId },
-        opts: d.full ? { sendAt: d.closesAt, jobId: `${d.digestId}-full` } : { sendAt: d.closesAt },
-      }),
-    ),
+    ...followUps.deliveries.map((d): BulkItem<"deliver-message"> => ({
+      name: "deliver-message",
+      payload: { messageId: d.messageId, generation: d.generation },
+      opts: { sendAt: d.sendAt },
+    })),
+    ...followUps.digests.map((d): BulkItem<"close-digest"> => ({
+      name: "close-digest",
+      payload: { digestId: d.digestId },
+      opts: d.full ? { sendAt: d.closesAt, jobId: `${d.digestId}-full` } : { sendAt: d.closesAt },
+    })),
   ];
   if (items.length > 0) await queues.enqueueBulk(items);
 }
@@ -38,7 +37,11 @@ export async function enqueueFollowUps(queues: Pick<Queues, "enqueueBulk">, foll
  * enqueue went through: messages still queued and digests still open. Stable job ids make the
  * repeat harmless.
  */
-export async function followUpsOfProcessed(prisma: PrismaClient, eventId: string, now: Date): Promise<FollowUps> {
+export async function followUpsOfProcessed(
+  prisma: PrismaClient,
+  eventId: string,
+  now: Date,
+): Promise<FollowUps> {
   const outcomes = await prisma.eventOutcome.findMany({
     where: { event_id: eventId, OR: [{ message_id: { not: null } }, { digest_id: { not: null } }] },
     select: { message_id: true, digest_id: true },
@@ -46,12 +49,22 @@ export async function followUpsOfProcessed(prisma: PrismaClient, eventId: string
   const messageIds = outcomes.flatMap((o) => (o.message_id ? [o.message_id] : []));
   const digestIds = outcomes.flatMap((o) => (o.digest_id ? [o.digest_id] : []));
   const [messages, digests] = await Promise.all([
-    prisma.message.findMany({ where: { id: { in: messageIds }, status: "queued" }, select: { id: true, generation: true, send_at: true } }),
-    prisma.digest.findMany({ where: { id: { in: digestIds }, status: "open" }, select: { id: true, closes_at: true } }),
+    prisma.message.findMany({
+      where: { id: { in: messageIds }, status: "queued" },
+      select: { id: true, generation: true, send_at: true },
+    }),
+    prisma.digest.findMany({
+      where: { id: { in: digestIds }, status: "open" },
+      select: { id: true, closes_at: true },
+    }),
   ]);
   return {
     deliveries: messages.map((m) => ({ messageId: m.id, generation: m.generation, sendAt: m.send_at })),
     // A due digest may sit behind its delayed job: the `-full` id reaches it now.
-    digests: digests.map((d) => ({ digestId: d.id, closesAt: d.closes_at, full: d.closes_at.getTime() <= now.getTime() })),
+    digests: digests.map((d) => ({
+      digestId: d.id,
+      closesAt: d.closes_at,
+      full: d.closes_at.getTime() <= now.getTime(),
+    })),
   };
 }

@@ -49,11 +49,15 @@ export async function ingestEvent(deps: IngestDeps, eventId: string): Promise<In
     async (tx) => {
       // The external id first (the person may not exist yet), then the internal id that direct
       // sends lock by, always in this order, so events and direct sends to one person serialise.
-      await lockRecipients(tx, peek.recipientId ? [peek.recipientExternalId, peek.recipientId] : [peek.recipientExternalId]);
+      await lockRecipients(
+        tx,
+        peek.recipientId ? [peek.recipientExternalId, peek.recipientId] : [peek.recipientExternalId],
+      );
       // Re-read under the lock: a twin job may have finished this event meanwhile.
       let snapshot = await loadIngestSnapshot(tx, eventId);
       if (!snapshot) return { status: "skipped", reason: "not_found" } as const;
-      if (snapshot.event.status !== "pending") return { status: "skipped", reason: snapshot.event.status } as const;
+      if (snapshot.event.status !== "pending")
+        return { status: "skipped", reason: snapshot.event.status } as const;
       const recipientId = snapshot.recipient?.id ?? null;
       if (recipientId !== null && recipientId !== peek.recipientId) {
         // The person was created (or erased and re-created) since the peek: lock the new id too.
@@ -71,15 +75,28 @@ export async function ingestEvent(deps: IngestDeps, eventId: string): Promise<In
 export async function lockRecipients(tx: TransactionClient, keys: string[]): Promise<void> {
   if (keys.length === 1) return lockRecipient(tx, keys[0]!);
   const list = keys.map((_, i) => `pg_advisory_xact_lock($${i + 1}::bigint)`).join(", ");
-  await tx.$executeRawUnsafe(`SELECT ${list}`, ...keys.map((key) => advisoryLockKey(LockNamespace.recipient, key)));
+  await tx.$executeRawUnsafe(
+    `SELECT ${list}`,
+    ...keys.map((key) => advisoryLockKey(LockNamespace.recipient, key)),
+  );
 }
 
-export async function processEvent(tx: TransactionClient, deps: IngestDeps, event: EventRow): Promise<IngestResult> {
+export async function processEvent(
+  tx: TransactionClient,
+  deps: IngestDeps,
+  event: EventRow,
+): Promise<IngestResult> {
   const now = deps.now();
   const recipient = await ensureRecipient(tx, event, now);
   const { rules, agent, existing } = await loadIngestRules(tx, event);
   const matches = matchRules({
-    event: { id: event.id, name: event.name, created_at: event.created_at, data: event.data as Record<string, unknown>, source: event.source },
+    event: {
+      id: event.id,
+      name: event.name,
+      created_at: event.created_at,
+      data: event.data as Record<string, unknown>,
+      source: event.source,
+    },
     recipient: { ...recipient, attributes: recipient.attributes as Record<string, unknown> },
     rules,
     agent,
@@ -137,7 +154,11 @@ async function outcomeOf(
     ruleComposeRequest(event, rule, recipient.id),
   );
   if (message?.status === "queued") {
-    followUps.deliveries.push({ messageId: message.id, generation: message.generation, sendAt: message.send_at });
+    followUps.deliveries.push({
+      messageId: message.id,
+      generation: message.generation,
+      sendAt: message.send_at,
+    });
   }
   return outcome;
 }

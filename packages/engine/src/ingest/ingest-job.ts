@@ -1,5 +1,12 @@
 import { gaveUpReason } from "@svc/core";
-import { PermanentJobError, requeueStuck, type JobContext, type JobHandler, type Queues, type Sweep } from "@svc/queue";
+import {
+  PermanentJobError,
+  requeueStuck,
+  type JobContext,
+  type JobHandler,
+  type Queues,
+  type Sweep,
+} from "@svc/queue";
 import type { PrismaClient } from "@svc/store";
 import { enqueueFollowUps, followUpsOfProcessed } from "./follow-ups";
 import { createIngestBatcher, type IngestBatcherOptions } from "./ingest-batcher";
@@ -14,7 +21,10 @@ export interface IngestJobDeps extends IngestDeps {
  * A retry of a job that committed but could not enqueue re-announces the follow-ups. The last
  * failed attempt marks the event `failed` with the error (SPEC 3.2).
  */
-export function ingestEventJob(deps: IngestJobDeps, options: IngestBatcherOptions = {}): JobHandler<"ingest-event"> {
+export function ingestEventJob(
+  deps: IngestJobDeps,
+  options: IngestBatcherOptions = {},
+): JobHandler<"ingest-event"> {
   // Jobs running at once in this process share transactions (ingest-batcher.ts).
   const batcher = createIngestBatcher(deps, options);
   return async ({ eventId }, job) => {
@@ -38,7 +48,11 @@ function isLastAttempt(job: Pick<JobContext, "attemptsMade" | "attempts">, error
 }
 
 /** Compare-and-set: only a still-pending event becomes `failed` (a committed one stays processed). */
-export async function markEventFailed(prisma: PrismaClient, eventId: string, error: unknown): Promise<boolean> {
+export async function markEventFailed(
+  prisma: PrismaClient,
+  eventId: string,
+  error: unknown,
+): Promise<boolean> {
   const message = error instanceof Error ? error.message : String(error);
   const { count } = await prisma.event.updateMany({
     where: { id: eventId, status: "pending" },
@@ -66,7 +80,10 @@ export function requeuePendingEventsSweep(
         job: "ingest-event",
         list: async (limit) => {
           const rows = await deps.prisma.event.findMany({
-            where: { status: "pending", created_at: { lt: new Date(now.getTime() - PENDING_EVENT_GRACE_MS) } },
+            where: {
+              status: "pending",
+              created_at: { lt: new Date(now.getTime() - PENDING_EVENT_GRACE_MS) },
+            },
             orderBy: { created_at: "asc" },
             take: limit,
             select: { id: true },

@@ -12,7 +12,8 @@ export interface DigestJoin {
 
 export type DigestJoinResult = { ok: true; join: DigestJoin } | { ok: false; detail: string };
 
-export const digestOpenKey = (ruleKey: string, recipientId: string, key: string) => `${ruleKey}|${recipientId}|${key}`;
+export const digestOpenKey = (ruleKey: string, recipientId: string, key: string) =>
+  `${ruleKey}|${recipientId}|${key}`;
 
 /**
  * Adds the event to the open digest of (rule, recipient, rendered key), opening one when there is
@@ -22,7 +23,11 @@ export const digestOpenKey = (ruleKey: string, recipientId: string, key: string)
 export async function joinDigest(
   tx: TransactionClient,
   deps: { config: SvcConfig; now: Date },
-  input: { rule: RuleRow; event: Pick<EventRow, "id" | "name" | "created_at" | "data">; recipient: RecipientRow },
+  input: {
+    rule: RuleRow;
+    event: Pick<EventRow, "id" | "name" | "created_at" | "data">;
+    recipient: RecipientRow;
+  },
 ): Promise<DigestJoinResult> {
   const { rule, event, recipient } = input;
   const policy = rule.digest as unknown as StoredDigestPolicy;
@@ -71,10 +76,19 @@ export async function joinDigest(
 }
 
 // End of the window, or the next `deliver_at` on an allowed day in the recipient's zone (SPEC 1.7.7).
-function closesAt(policy: StoredDigestPolicy, recipient: RecipientRow, deps: { config: SvcConfig; now: Date }): Date {
+function closesAt(
+  policy: StoredDigestPolicy,
+  recipient: RecipientRow,
+  deps: { config: SvcConfig; now: Date },
+): Date {
   if (policy.window !== null) return new Date(deps.now.getTime() + policy.window * 1000);
   const zone = resolveTimeZone(recipient.timezone, deps.config.policy.default_timezone);
-  return nextLocalTimeOfDay(deps.now, policy.deliver_at!, zone, (policy.days ?? undefined) as WeekdayName[] | undefined);
+  return nextLocalTimeOfDay(
+    deps.now,
+    policy.deliver_at!,
+    zone,
+    (policy.days ?? undefined) as WeekdayName[] | undefined,
+  );
 }
 
 // Positions follow (event time, event id). The usual case appends; a late older event shifts the
@@ -87,7 +101,10 @@ async function insertInEventOrder(
   const firstNewer = await tx.digestItem.findFirst({
     where: {
       digest_id: digestId,
-      OR: [{ event_at: { gt: event.created_at } }, { event_at: event.created_at, event_id: { gt: event.id } }],
+      OR: [
+        { event_at: { gt: event.created_at } },
+        { event_at: event.created_at, event_id: { gt: event.id } },
+      ],
     },
     orderBy: { position: "asc" },
   });
@@ -99,7 +116,10 @@ async function insertInEventOrder(
     });
     position = firstNewer.position;
   } else {
-    const last = await tx.digestItem.findFirst({ where: { digest_id: digestId }, orderBy: { position: "desc" } });
+    const last = await tx.digestItem.findFirst({
+      where: { digest_id: digestId },
+      orderBy: { position: "desc" },
+    });
     position = (last?.position ?? -1) + 1;
   }
   await tx.digestItem.create({
@@ -122,5 +142,7 @@ async function dropOldestBeyond(tx: TransactionClient, digestId: string, maxItem
     select: { event_id: true },
   });
   if (kept.length === 0) return;
-  await tx.digestItem.deleteMany({ where: { digest_id: digestId, event_id: { in: kept.map((k) => k.event_id) } } });
+  await tx.digestItem.deleteMany({
+    where: { digest_id: digestId, event_id: { in: kept.map((k) => k.event_id) } },
+  });
 }

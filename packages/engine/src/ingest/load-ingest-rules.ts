@@ -21,14 +21,23 @@ export async function loadIngestRules(
     where: { enabled: true, OR: [{ event: event.name }, { event: { contains: "*" } }] },
   });
   const [templates, categories, agent] = await Promise.all([
-    tx.template.findMany({ where: { key: { in: unique(rules.map((r) => r.template)) } }, select: { key: true } }),
-    tx.category.findMany({ where: { key: { in: unique(rules.map((r) => r.category)) } }, select: { key: true } }),
+    tx.template.findMany({
+      where: { key: { in: unique(rules.map((r) => r.template)) } },
+      select: { key: true },
+    }),
+    tx.category.findMany({
+      where: { key: { in: unique(rules.map((r) => r.category)) } },
+      select: { key: true },
+    }),
     event.agent_key ? loadAgent(tx, event.agent_key) : Promise.resolve(null),
   ]);
   return {
     rules,
     agent,
-    existing: { templates: new Set(templates.map((t) => t.key)), categories: new Set(categories.map((c) => c.key)) },
+    existing: {
+      templates: new Set(templates.map((t) => t.key)),
+      categories: new Set(categories.map((c) => c.key)),
+    },
   };
 }
 

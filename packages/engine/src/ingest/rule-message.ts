@@ -4,7 +4,10 @@ import { ComposeReferenceError } from "../compose/compose-errors";
 import { composeMessage } from "../compose/compose-message";
 import type { ComposeDeps, ComposeRequest } from "../compose/compose-types";
 
-export type RuleEvent = Pick<EventRow, "id" | "name" | "created_at" | "sender" | "agent_key" | "api_key_id"> & { data: unknown };
+export type RuleEvent = Pick<
+  EventRow,
+  "id" | "name" | "created_at" | "sender" | "agent_key" | "api_key_id"
+> & { data: unknown };
 
 /** `evt:<event>:<rule>`: a retried ingest (or apply-policy) finds the message instead of writing a second. */
 export const ruleDedupKey = (eventId: string, ruleKey: string) => `evt:${eventId}:${ruleKey}`;
@@ -35,7 +38,9 @@ export function ruleComposeRequest(
     dedupKey: ruleDedupKey(options.dedupEventId ?? event.id, rule.key),
     // DECISIONS "Events and rules": expires_at = event time + expires_in.
     expiresAt:
-      rule.expires_in_seconds === null ? null : new Date(event.created_at.getTime() + rule.expires_in_seconds * 1000),
+      rule.expires_in_seconds === null
+        ? null
+        : new Date(event.created_at.getTime() + rule.expires_in_seconds * 1000),
     dryRun: options.dryRun ?? false,
   };
 }

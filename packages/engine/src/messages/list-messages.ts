@@ -23,7 +23,10 @@ export async function listMessages(
   const filters: Record<string, unknown>[] = [];
   if (query.recipient !== undefined) {
     // By internal id, which the (recipient_id, created_at) index serves.
-    const recipient = await prisma.recipient.findUnique({ where: { external_id: query.recipient }, select: { id: true } });
+    const recipient = await prisma.recipient.findUnique({
+      where: { external_id: query.recipient },
+      select: { id: true },
+    });
     if (!recipient) return { items: [], next_cursor: null };
     filters.push({ recipient_id: recipient.id });
   }

@@ -75,7 +75,11 @@ export async function sendMessage(
   return { created: !result.duplicate, message };
 }
 
-async function assertAgentMayUse(deps: SendMessageDeps, principal: Principal, category: string): Promise<void> {
+async function assertAgentMayUse(
+  deps: SendMessageDeps,
+  principal: Principal,
+  category: string,
+): Promise<void> {
   if (!principal.agentKey) return;
   const agent = await deps.prisma.agent.findUnique({ where: { key: principal.agentKey } });
   const allowed = agent?.categories as string[] | null | undefined;
@@ -92,7 +96,11 @@ async function checkReferences(deps: SendMessageDeps, input: SendMessageInput): 
   ]);
   const issues: ValidationIssue[] = [];
   const missing = (field: string, what: string) =>
-    issues.push({ loc: ["body", field], msg: `no ${what} '${input[field as keyof SendMessageInput] as string}'`, type: "not_found" });
+    issues.push({
+      loc: ["body", field],
+      msg: `no ${what} '${input[field as keyof SendMessageInput] as string}'`,
+      type: "not_found",
+    });
   if (!recipient) missing("recipient", "recipient");
   if (!template) missing("template", "template");
   if (!category) missing("category", "category");
@@ -101,7 +109,9 @@ async function checkReferences(deps: SendMessageDeps, input: SendMessageInput): 
 }
 
 function referenceGone(error: ComposeReferenceError): AppError {
-  return validationError([{ loc: ["body", error.reference], msg: `no ${error.reference} '${error.key}'`, type: "not_found" }]);
+  return validationError([
+    { loc: ["body", error.reference], msg: `no ${error.reference} '${error.key}'`, type: "not_found" },
+  ]);
 }
 
 // Defaults filled in and the time normalised, so an omitted default and an explicit one are the same body.

@@ -38,7 +38,13 @@ export function serializeMessage(row: MessageWithAttempts) {
     attempts: (row.attempts ?? [])
       .slice()
       .sort((a, b) => a.at.getTime() - b.at.getTime())
-      .map((a) => ({ channel: a.channel, provider: a.provider, at: a.at.toISOString(), ok: a.ok, error: a.error })),
+      .map((a) => ({
+        channel: a.channel,
+        provider: a.provider,
+        at: a.at.toISOString(),
+        ok: a.ok,
+        error: a.error,
+      })),
     engagement: {
       opened_at: iso(row.opened_at),
       clicked_at: iso(row.clicked_at),

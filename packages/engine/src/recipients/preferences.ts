@@ -58,7 +58,10 @@ export async function changePreferences(
       data.muted_channels = next;
     }
   }
-  if (input.quiet_hours !== undefined && !sameQuietHours(input.quiet_hours, row.quiet_hours as QuietHours | null)) {
+  if (
+    input.quiet_hours !== undefined &&
+    !sameQuietHours(input.quiet_hours, row.quiet_hours as QuietHours | null)
+  ) {
     changes.quiet_hours = { from: row.quiet_hours ?? null, to: input.quiet_hours };
     data.quiet_hours = input.quiet_hours === null ? Prisma.DbNull : input.quiet_hours;
   }
@@ -88,19 +91,36 @@ export async function putPreferences(
   const recipient = await prisma.recipient.findUnique({ where: { external_id: externalId } });
   if (!recipient) throw new AppError("not_found", `no recipient '${externalId}'`);
   if (input.unsubscribed_categories) {
-    const categories = await prisma.category.findMany({ where: { key: { in: input.unsubscribed_categories } } });
+    const categories = await prisma.category.findMany({
+      where: { key: { in: input.unsubscribed_categories } },
+    });
     const issues: ValidationIssue[] = [];
     input.unsubscribed_categories.forEach((key, i) => {
       const category = categories.find((c) => c.key === key);
-      if (!category) issues.push({ loc: ["body", "unsubscribed_categories", i], msg: `no category '${key}'`, type: "value_error" });
+      if (!category)
+        issues.push({
+          loc: ["body", "unsubscribed_categories", i],
+          msg: `no category '${key}'`,
+          type: "value_error",
+        });
       else if (!category.allow_unsubscribe) {
-        issues.push({ loc: ["body", "unsubscribed_categories", i], msg: `category '${key}' does not allow unsubscribing`, type: "value_error" });
+        issues.push({
+          loc: ["body", "unsubscribed_categories", i],
+          msg: `category '${key}' does not allow unsubscribing`,
+          type: "value_error",
+        });
       }
     });
     if (issues.length > 0) throw validationError(issues);
   }
   await prisma.$transaction((tx) =>
-    changePreferences(tx, recipient.id, input, { source: "api", provenance: { method: "api", api_key: principal.keyId } }, now()),
+    changePreferences(
+      tx,
+      recipient.id,
+      input,
+      { source: "api", provenance: { method: "api", api_key: principal.keyId } },
+      now(),
+    ),
   );
   const row = await prisma.recipient.findUniqueOrThrow({ where: { id: recipient.id } });
   return {

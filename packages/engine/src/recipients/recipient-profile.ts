@@ -14,13 +14,18 @@ export interface RecipientProfileInput {
 export function checkProfile(input: RecipientProfileInput, locPrefix: (string | number)[]): void {
   const issues: ValidationIssue[] = [];
   if (input.timezone != null && !isValidTimeZone(input.timezone)) {
-    issues.push({ loc: [...locPrefix, "timezone"], msg: `unknown IANA time zone '${input.timezone}'`, type: "value_error" });
+    issues.push({
+      loc: [...locPrefix, "timezone"],
+      msg: `unknown IANA time zone '${input.timezone}'`,
+      type: "value_error",
+    });
   }
   if (input.addresses) {
     const seen = new Set<string>();
     input.addresses.forEach((a, i) => {
       const id = `${a.channel}\u0000${a.value}`;
-      if (seen.has(id)) issues.push({ loc: [...locPrefix, "addresses", i], msg: "duplicate address", type: "value_error" });
+      if (seen.has(id))
+        issues.push({ loc: [...locPrefix, "addresses", i], msg: "duplicate address", type: "value_error" });
       seen.add(id);
     });
   }
@@ -38,16 +43,22 @@ export async function writeProfile(
   now: Date,
 ): Promise<{ recipientId: string; created: boolean }> {
   const fields: Record<string, unknown> = {};
-  for (const field of ["locale", "timezone", "region"] as const) if (input[field] !== undefined) fields[field] = input[field];
+  for (const field of ["locale", "timezone", "region"] as const)
+    if (input[field] !== undefined) fields[field] = input[field];
   if (input.attributes !== undefined) fields.attributes = input.attributes as Prisma.InputJsonValue;
-  const existing = await tx.recipient.findUnique({ where: { external_id: externalId }, select: { id: true } });
+  const existing = await tx.recipient.findUnique({
+    where: { external_id: externalId },
+    select: { id: true },
+  });
   const recipientId = existing?.id ?? newId("recipient");
   if (existing) {
     if (Object.keys(fields).length > 0 || input.addresses) {
       await tx.recipient.update({ where: { id: recipientId }, data: { ...fields, updated_at: now } });
     }
   } else {
-    await tx.recipient.create({ data: { id: recipientId, external_id: externalId, ...fields, created_at: now, updated_at: now } });
+    await tx.recipient.create({
+      data: { id: recipientId, external_id: externalId, ...fields, created_at: now, updated_at: now },
+    });
   }
   if (input.addresses) {
     await tx.address.deleteMany({ where: { recipient_id: recipientId } });

@@ -14,12 +14,20 @@ export function assertMayWritePeople(principal: Principal): void {
 }
 
 async function load(prisma: PrismaClient, externalId: string) {
-  const row = await prisma.recipient.findUnique({ where: { external_id: externalId }, include: { addresses: true } });
+  const row = await prisma.recipient.findUnique({
+    where: { external_id: externalId },
+    include: { addresses: true },
+  });
   if (!row) throw new AppError("not_found", `no recipient '${externalId}'`);
   return row;
 }
 
-export async function putRecipient({ prisma, now }: Deps, principal: Principal, externalId: string, input: RecipientProfileInput) {
+export async function putRecipient(
+  { prisma, now }: Deps,
+  principal: Principal,
+  externalId: string,
+  input: RecipientProfileInput,
+) {
   assertMayWritePeople(principal);
   checkProfile(input, ["body"]);
   const { created } = await prisma.$transaction((tx) => writeProfile(tx, externalId, input, now()));
@@ -32,8 +40,18 @@ export async function getRecipient({ prisma }: Deps, principal: Principal, exter
 
 export async function listRecipients({ prisma }: Deps, principal: Principal, request: PageRequest) {
   const q = pageQuery(request, "id");
-  const rows = await prisma.recipient.findMany({ where: q.where, orderBy: q.orderBy, take: q.take, include: { addresses: true } });
-  return toPage(rows, q.limit, (row) => row.id, (row) => serializeRecipient(row, viewFor(principal)));
+  const rows = await prisma.recipient.findMany({
+    where: q.where,
+    orderBy: q.orderBy,
+    take: q.take,
+    include: { addresses: true },
+  });
+  return toPage(
+    rows,
+    q.limit,
+    (row) => row.id,
+    (row) => serializeRecipient(row, viewFor(principal)),
+  );
 }
 
 /** POST …/addresses: a new address is 201; an existing channel and value only changes `enabled` (200). */
@@ -55,9 +73,16 @@ export async function addAddress(
   return { created: !existing, address: { channel: row.channel, value: row.value, enabled: row.enabled } };
 }
 
-export async function removeAddress({ prisma }: Deps, principal: Principal, externalId: string, channel: string, value: string) {
+export async function removeAddress(
+  { prisma }: Deps,
+  principal: Principal,
+  externalId: string,
+  channel: string,
+  value: string,
+) {
   assertMayWritePeople(principal);
   const recipient = await load(prisma, externalId);
   const removed = await prisma.address.deleteMany({ where: { recipient_id: recipient.id, channel, value } });
-  if (removed.count === 0) throw new AppError("not_found", `recipient '${externalId}' has no ${channel} address '${value}'`);
+  if (removed.count === 0)
+    throw new AppError("not_found", `recipient '${externalId}' has no ${channel} address '${value}'`);
 }

@@ -5,7 +5,10 @@ export interface RecipientViewOptions {
   redactPreferences: boolean;
 }
 
-export function serializeRecipient(row: RecipientRow & { addresses: AddressRow[] }, options: RecipientViewOptions) {
+export function serializeRecipient(
+  row: RecipientRow & { addresses: AddressRow[] },
+  options: RecipientViewOptions,
+) {
   const view = {
     external_id: row.external_id,
     locale: row.locale,

@@ -75,25 +75,40 @@ export interface RuleValidationOptions {
   checkTemplateString: (source: string) => string | null;
 }
 
-function validateDigest(input: DigestPolicyInput, options: RuleValidationOptions, issues: ValidationIssue[]): StoredDigestPolicy {
+function validateDigest(
+  input: DigestPolicyInput,
+  options: RuleValidationOptions,
+  issues: ValidationIssue[],
+): StoredDigestPolicy {
   const loc = ["body", "digest"];
   const hasWindow = input.window !== undefined;
   const hasDeliverAt = input.deliver_at !== undefined;
-  if (hasWindow === hasDeliverAt) issues.push({ loc, msg: "set exactly one of window and deliver_at", type: "value_error" });
+  if (hasWindow === hasDeliverAt)
+    issues.push({ loc, msg: "set exactly one of window and deliver_at", type: "value_error" });
   let window: number | null = null;
   if (hasWindow) {
     window = tryParsePeriod(input.window);
     if (window === null || window < 1 || window > DIGEST_WINDOW_MAX) {
-      issues.push({ loc: [...loc, "window"], msg: "must be a period from 1 second to 7 days", type: "value_error" });
+      issues.push({
+        loc: [...loc, "window"],
+        msg: "must be a period from 1 second to 7 days",
+        type: "value_error",
+      });
     }
   }
   if (hasDeliverAt && !isTimeOfDay(input.deliver_at)) {
     issues.push({ loc: [...loc, "deliver_at"], msg: "expected a time of day HH:MM", type: "value_error" });
   }
   if (input.days !== undefined) {
-    if (!hasDeliverAt) issues.push({ loc: [...loc, "days"], msg: "days go with deliver_at", type: "value_error" });
+    if (!hasDeliverAt)
+      issues.push({ loc: [...loc, "days"], msg: "days go with deliver_at", type: "value_error" });
     input.days.forEach((day, i) => {
-      if (!isWeekdayName(day)) issues.push({ loc: [...loc, "days", i], msg: "expected one of mon, tue, wed, thu, fri, sat, sun", type: "enum" });
+      if (!isWeekdayName(day))
+        issues.push({
+          loc: [...loc, "days", i],
+          msg: "expected one of mon, tue, wed, thu, fri, sat, sun",
+          type: "enum",
+        });
     });
   }
   if (input.key !== undefined) {
@@ -104,7 +119,12 @@ function validateDigest(input: DigestPolicyInput, options: RuleValidationOptions
     if (!input.summary_fields || input.summary_fields.length === 0) {
       issues.push({ loc: [...loc, "summary_fields"], msg: "required with summarize", type: "missing" });
     }
-    if (!options.aiEnabled) issues.push({ loc: [...loc, "summarize"], msg: "smart mode needs ai.enabled in the configuration", type: "value_error" });
+    if (!options.aiEnabled)
+      issues.push({
+        loc: [...loc, "summarize"],
+        msg: "smart mode needs ai.enabled in the configuration",
+        type: "value_error",
+      });
   }
   return {
     window,
@@ -118,10 +138,19 @@ function validateDigest(input: DigestPolicyInput, options: RuleValidationOptions
   };
 }
 
-function period(value: string | number | null | undefined, field: string, issues: ValidationIssue[]): number | null | undefined {
+function period(
+  value: string | number | null | undefined,
+  field: string,
+  issues: ValidationIssue[],
+): number | null | undefined {
   if (value === undefined || value === null) return value;
   const seconds = tryParsePeriod(value);
-  if (seconds === null) issues.push({ loc: ["body", field], msg: "expected an ISO 8601 duration (PT1H, P1D) or a number of seconds", type: "value_error" });
+  if (seconds === null)
+    issues.push({
+      loc: ["body", field],
+      msg: "expected an ISO 8601 duration (PT1H, P1D) or a number of seconds",
+      type: "value_error",
+    });
   return seconds;
 }
 
@@ -129,19 +158,35 @@ function period(value: string | number | null | undefined, field: string, issues
 export function ruleData(input: RuleInput, options: RuleValidationOptions): Record<string, unknown> {
   const issues: ValidationIssue[] = [];
   const data: Record<string, unknown> = {};
-  for (const field of ["name", "template", "category", "importance", "cooldown_seconds", "rollout_percent", "priority", "stop_processing", "enabled"] as const) {
+  for (const field of [
+    "name",
+    "template",
+    "category",
+    "importance",
+    "cooldown_seconds",
+    "rollout_percent",
+    "priority",
+    "stop_processing",
+    "enabled",
+  ] as const) {
     if (input[field] !== undefined) data[field] = input[field];
   }
   if (input.event !== undefined) {
     const check = validateEventPattern(input.event);
-    if (!check.ok) issues.push({ loc: ["body", "event"], msg: check.detail ?? "invalid event pattern", type: "value_error" });
+    if (!check.ok)
+      issues.push({
+        loc: ["body", "event"],
+        msg: check.detail ?? "invalid event pattern",
+        type: "value_error",
+      });
     data.event = input.event;
   }
   if (input.channels !== undefined) data.channels = [...new Set(input.channels)];
   if (input.condition !== undefined) {
     if (input.condition !== null) {
       const check = validateCondition(input.condition);
-      if (!check.ok) issues.push({ loc: ["body", "condition", ...check.loc], msg: check.detail, type: "value_error" });
+      if (!check.ok)
+        issues.push({ loc: ["body", "condition", ...check.loc], msg: check.detail, type: "value_error" });
     }
     data.condition = input.condition === null ? Prisma.DbNull : (input.condition as Prisma.InputJsonValue);
   }
@@ -150,7 +195,10 @@ export function ruleData(input: RuleInput, options: RuleValidationOptions): Reco
   const expiresIn = period(input.expires_in, "expires_in", issues);
   if (expiresIn !== undefined) data.expires_in_seconds = expiresIn;
   if (input.digest !== undefined) {
-    data.digest = input.digest === null ? Prisma.DbNull : (validateDigest(input.digest, options, issues) as unknown as Prisma.InputJsonValue);
+    data.digest =
+      input.digest === null
+        ? Prisma.DbNull
+        : (validateDigest(input.digest, options, issues) as unknown as Prisma.InputJsonValue);
   }
   if (issues.length > 0) throw validationError(issues);
   return data;

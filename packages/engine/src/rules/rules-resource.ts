@@ -1,7 +1,14 @@
 import { formatPeriod } from "@svc/core";
 import type { PrismaClient, RuleRow } from "@svc/store";
 import { keyedResource } from "../shared/keyed-resource";
-import { RULE_DEFAULTS, ruleData, serializeDigestPolicy, type RuleInput, type RuleValidationOptions, type StoredDigestPolicy } from "./rule-input";
+import {
+  RULE_DEFAULTS,
+  ruleData,
+  serializeDigestPolicy,
+  type RuleInput,
+  type RuleValidationOptions,
+  type StoredDigestPolicy,
+} from "./rule-input";
 
 export function serializeRule(row: RuleRow) {
   return {

@@ -12,8 +12,12 @@ describe("canonicalJson", () => {
   });
 
   it("hashes bodies that differ only in key order alike", () => {
-    expect(requestHash({ name: "a", data: { x: 1, y: 2 } })).toBe(requestHash({ data: { y: 2, x: 1 }, name: "a" }));
-    expect(requestHash({ name: "a" })).toBe("d9d719b27480b55cd4918020e7473e716ed3569c8adafe926cf9b10b4f8ef064");
+    expect(requestHash({ name: "a", data: { x: 1, y: 2 } })).toBe(
+      requestHash({ data: { y: 2, x: 1 }, name: "a" }),
+    );
+    expect(requestHash({ name: "a" })).toBe(
+      "d9d719b27480b55cd4918020e7473e716ed3569c8adafe926cf9b10b4f8ef064",
+    );
     expect(requestHash({ name: "a" })).not.toBe(requestHash({ name: "b" }));
     expect(requestHash({ name: "a" })).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -68,9 +68,12 @@ export function keyedResource<Row extends { key: string; created_at: Date }, Inp
 
     async replace(key: string, input: Input, now: Date): Promise<{ created: boolean; view: View }> {
       const existing = await spec.delegate().findUnique({ where: { key } });
-      if (existing && !visible(existing)) throw new AppError("conflict", `${spec.noun} '${key}' was deleted; its key cannot be reused`);
+      if (existing && !visible(existing))
+        throw new AppError("conflict", `${spec.noun} '${key}' was deleted; its key cannot be reused`);
       const data = await spec.toData(input, true, existing);
-      const row = await spec.delegate().upsert({ where: { key }, create: { ...data, key, created_at: now }, update: data });
+      const row = await spec
+        .delegate()
+        .upsert({ where: { key }, create: { ...data, key, created_at: now }, update: data });
       return { created: !existing, view: await written(row) };
     },
 
@@ -86,7 +89,9 @@ export function keyedResource<Row extends { key: string; created_at: Date }, Inp
 
     async list(request: PageRequest) {
       const q = pageQuery(request, "key");
-      const rows = await spec.delegate().findMany({ where: { ...q.where, ...spec.hiddenWhere }, orderBy: q.orderBy, take: q.take });
+      const rows = await spec
+        .delegate()
+        .findMany({ where: { ...q.where, ...spec.hiddenWhere }, orderBy: q.orderBy, take: q.take });
       return toPage(rows, q.limit, (row) => row.key, spec.serialize);
     },
 

@@ -35,9 +35,18 @@ export function templatesResource({ prisma }: { prisma: PrismaClient }) {
       const issues: ValidationIssue[] = [];
       const check = validateTemplate({ key: "candidate", ...merged } as never);
       // The detail starts with the path, which `loc` already carries: keep the message only.
-      if (!check.ok) issues.push({ loc: ["body", ...check.loc], msg: check.detail.replace(`${check.loc.join(".")}: `, ""), type: "template_error" });
+      if (!check.ok)
+        issues.push({
+          loc: ["body", ...check.loc],
+          msg: check.detail.replace(`${check.loc.join(".")}: `, ""),
+          type: "template_error",
+        });
       if (issues.length > 0) throw validationError(issues);
-      return { default_locale: merged.default_locale, locales: merged.locales, ai_attributes: merged.ai_attributes };
+      return {
+        default_locale: merged.default_locale,
+        locales: merged.locales,
+        ai_attributes: merged.ai_attributes,
+      };
     },
     serialize: serializeTemplate,
   });

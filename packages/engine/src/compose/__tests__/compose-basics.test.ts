@@ -98,7 +98,9 @@ describe("content", () => {
       body: "Code 42",
       url: "https://x.test/42",
       thread: "codes",
-      variants: { sms: { title: `Hallo ${name}`, body: "SMS 42", url: "https://x.test/42", thread: "codes" } },
+      variants: {
+        sms: { title: `Hallo ${name}`, body: "SMS 42", url: "https://x.test/42", thread: "codes" },
+      },
     });
     expect(contentForChannel(message.content as unknown as MessageContent, "sms").body).toBe("SMS 42");
     expect(contentForChannel(message.content as unknown as MessageContent, "push").body).toBe("Code 42");
@@ -106,10 +108,14 @@ describe("content", () => {
 
   test("the event is visible to templates", async () => {
     const recipient = await makeRecipient(db.prisma);
-    const template = await makeTemplate(db.prisma, { en: { title: "{{ event.name }} {{ event.id }}", body: "" } });
+    const template = await makeTemplate(db.prisma, {
+      en: { title: "{{ event.name }} {{ event.id }}", body: "" },
+    });
     const { message } = await compose(
       db.prisma,
-      baseRequest(recipient.id, template.key, { event: { id: "evt_9", name: "order.paid", created_at: NOW } }),
+      baseRequest(recipient.id, template.key, {
+        event: { id: "evt_9", name: "order.paid", created_at: NOW },
+      }),
     );
     expect(message.content).toMatchObject({ title: "order.paid evt_9", body: "" });
   });
@@ -181,7 +187,10 @@ describe("idempotency", () => {
     const recipient = await makeRecipient(db.prisma);
     const template = await makeTemplate(db.prisma);
     const agent = await makeAgent(db.prisma);
-    const request = baseRequest(recipient.id, template.key, { idempotencyKey: "per-sender", requestHash: "h" });
+    const request = baseRequest(recipient.id, template.key, {
+      idempotencyKey: "per-sender",
+      requestHash: "h",
+    });
     const backend = await compose(db.prisma, request);
     const fromAgent = await compose(db.prisma, { ...request, sender: agent.key, agentKey: agent.key });
     expect(fromAgent.duplicate).toBe(false);
@@ -212,7 +221,9 @@ describe("references the caller must check", () => {
   ] as const)("missing %s throws ComposeReferenceError", async (reference, overrides) => {
     const recipient = await makeRecipient(db.prisma);
     const template = await makeTemplate(db.prisma);
-    const error = await compose(db.prisma, baseRequest(recipient.id, template.key, overrides)).catch((e: unknown) => e);
+    const error = await compose(db.prisma, baseRequest(recipient.id, template.key, overrides)).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ComposeReferenceError);
     expect(error).toMatchObject({ reference });
   });
@@ -244,7 +255,11 @@ describe("races", () => {
     const inserted = new Promise<void>((resolve) => (firstInserted = resolve));
     const first = $transaction(db.prisma, async (tx) => {
       await lockRecipient(tx, ann.id);
-      const result = await composeMessage(tx, deps, baseRequest(ann.id, template.key, { idempotencyKey: key, requestHash: "h1" }));
+      const result = await composeMessage(
+        tx,
+        deps,
+        baseRequest(ann.id, template.key, { idempotencyKey: key, requestHash: "h1" }),
+      );
       firstInserted();
       await new Promise((resolve) => setTimeout(resolve, 300)); // hold the row uncommitted
       return result;
@@ -252,7 +267,11 @@ describe("races", () => {
     await inserted;
     const second = $transaction(db.prisma, async (tx) => {
       await lockRecipient(tx, bob.id);
-      const result = await composeMessage(tx, deps, baseRequest(bob.id, template.key, { idempotencyKey: key, requestHash: secondHash }));
+      const result = await composeMessage(
+        tx,
+        deps,
+        baseRequest(bob.id, template.key, { idempotencyKey: key, requestHash: secondHash }),
+      );
       // The transaction is still usable after the savepoint rollback.
       await tx.message.count();
       return result;

@@ -36,12 +36,18 @@ export async function makeRecipient(prisma: PrismaClient, input: RecipientInput 
       external_id: input.external_id ?? unique("person"),
       ...rest,
       quiet_hours: quiet_hours ?? Prisma.DbNull,
-      addresses: { create: addresses.map((a) => ({ channel: a.channel, value: a.value, enabled: a.enabled ?? true })) },
+      addresses: {
+        create: addresses.map((a) => ({ channel: a.channel, value: a.value, enabled: a.enabled ?? true })),
+      },
     },
   });
 }
 
-export async function makeTemplate(prisma: PrismaClient, locales?: Record<string, unknown>, key = unique("tpl")) {
+export async function makeTemplate(
+  prisma: PrismaClient,
+  locales?: Record<string, unknown>,
+  key = unique("tpl"),
+) {
   return prisma.template.create({
     data: {
       key,
@@ -54,7 +60,10 @@ export async function makeTemplate(prisma: PrismaClient, locales?: Record<string
 
 export async function makeCategory(
   prisma: PrismaClient,
-  input: { frequency_caps?: { period: number; limit: number }[]; fatigue?: { after: number; pause: number } | null } = {},
+  input: {
+    frequency_caps?: { period: number; limit: number }[];
+    fatigue?: { after: number; pause: number } | null;
+  } = {},
 ) {
   return prisma.category.create({
     data: {
@@ -67,7 +76,11 @@ export async function makeCategory(
 
 export async function makeAgent(
   prisma: PrismaClient,
-  input: { categories?: string[] | null; approval?: unknown; frequency_caps?: { period: number; limit: number }[] } = {},
+  input: {
+    categories?: string[] | null;
+    approval?: unknown;
+    frequency_caps?: { period: number; limit: number }[];
+  } = {},
 ) {
   return prisma.agent.create({
     data: {
@@ -105,7 +118,11 @@ export async function seedMessage(
   });
 }
 
-export function baseRequest(recipientId: string, template: string, overrides: Partial<ComposeRequest> = {}): ComposeRequest {
+export function baseRequest(
+  recipientId: string,
+  template: string,
+  overrides: Partial<ComposeRequest> = {},
+): ComposeRequest {
   return {
     recipientId,
     template,

@@ -27,7 +27,10 @@ const at = (iso: string) => new Date(iso);
 interface Case {
   recipient?: RecipientInput;
   /** Runs before composing; returns request overrides (a category, an agent...). */
-  setup?: (prisma: PrismaClient, r: { id: string; external_id: string }) => Promise<Partial<ComposeRequest> | void>;
+  setup?: (
+    prisma: PrismaClient,
+    r: { id: string; external_id: string },
+  ) => Promise<Partial<ComposeRequest> | void>;
   request?: Partial<ComposeRequest>;
   now?: Date;
   expected: Partial<MessageRow>;
@@ -68,7 +71,12 @@ const cases: Record<string, Case> = {
     expected: { status: "suppressed", status_reason: "no_reachable_channel" },
   },
   "unreachable channels are dropped, the rest keep their order": {
-    recipient: { addresses: [{ channel: "sms", value: "+4915100000" }, { channel: "email", value: "a@b.c" }] },
+    recipient: {
+      addresses: [
+        { channel: "sms", value: "+4915100000" },
+        { channel: "email", value: "a@b.c" },
+      ],
+    },
     request: { channels: ["push", "sms", "email"] },
     expected: { status: "queued", channels: ["sms", "email"] },
   },
@@ -105,26 +113,48 @@ const cases: Record<string, Case> = {
       event: { id: "evt_1", name: "signup", created_at: at("2024-01-15T22:30:00Z") },
     },
     now: at("2024-01-15T23:00:00Z"),
-    expected: { status: "suppressed", status_reason: "expired", expires_at: at("2024-01-15T23:30:00Z"), rule: "welcome", event_id: "evt_1" },
+    expected: {
+      status: "suppressed",
+      status_reason: "expired",
+      expires_at: at("2024-01-15T23:30:00Z"),
+      rule: "welcome",
+      event_id: "evt_1",
+    },
   },
   "a rule's delay moves send_at": {
     request: { rule: { ...RULE, delaySeconds: 600 } },
     expected: { status: "queued", send_at: new Date(NOW.getTime() + 600_000), rule: "welcome" },
   },
   "cooldown: the rule messaged this person 30 minutes ago": {
-    setup: (p, r) => seedMessage(p, r, { rule: "welcome", status: "sent", send_at: new Date(NOW.getTime() - HOUR / 2) }).then(() => undefined),
+    setup: (p, r) =>
+      seedMessage(p, r, {
+        rule: "welcome",
+        status: "sent",
+        send_at: new Date(NOW.getTime() - HOUR / 2),
+      }).then(() => undefined),
     request: { rule: RULE },
     expected: { status: "suppressed", status_reason: "cooldown" },
   },
   "cooldown is over after cooldown_seconds": {
-    setup: (p, r) => seedMessage(p, r, { rule: "welcome", status: "sent", send_at: new Date(NOW.getTime() - HOUR) }).then(() => undefined),
+    setup: (p, r) =>
+      seedMessage(p, r, { rule: "welcome", status: "sent", send_at: new Date(NOW.getTime() - HOUR) }).then(
+        () => undefined,
+      ),
     request: { rule: RULE },
     expected: { status: "queued" },
   },
   "marketing cap: 2 per P1D used by a sent and a queued message": {
     setup: async (p, r) => {
-      await seedMessage(p, r, { category: "marketing", status: "sent", send_at: new Date(NOW.getTime() - 5 * HOUR) });
-      await seedMessage(p, r, { category: "marketing", status: "queued", send_at: new Date(NOW.getTime() + 5 * HOUR) });
+      await seedMessage(p, r, {
+        category: "marketing",
+        status: "sent",
+        send_at: new Date(NOW.getTime() - 5 * HOUR),
+      });
+      await seedMessage(p, r, {
+        category: "marketing",
+        status: "queued",
+        send_at: new Date(NOW.getTime() + 5 * HOUR),
+      });
     },
     request: marketing,
     expected: { status: "suppressed", status_reason: "frequency_cap: 2 per P1D", send_at: NOW },
@@ -140,7 +170,10 @@ const cases: Record<string, Case> = {
   "marketing weekly cap: 5 per P7D": {
     setup: async (p, r) => {
       for (let day = 1; day <= 5; day++)
-        await seedMessage(p, r, { category: "marketing", send_at: new Date(NOW.getTime() - day * 24 * HOUR - HOUR) });
+        await seedMessage(p, r, {
+          category: "marketing",
+          send_at: new Date(NOW.getTime() - day * 24 * HOUR - HOUR),
+        });
     },
     request: marketing,
     expected: { status: "suppressed", status_reason: "frequency_cap: 5 per P7D" },
@@ -156,7 +189,9 @@ const cases: Record<string, Case> = {
   "fatigue: the person ignored the last 2 messages of the category": {
     setup: async (p, r) => {
       const category = await makeCategory(p, { fatigue: { after: 2, pause: 86_400 } });
-      await p.fatigueState.create({ data: { recipient_id: r.id, category: category.key, sent_since_engagement: 2 } });
+      await p.fatigueState.create({
+        data: { recipient_id: r.id, category: category.key, sent_since_engagement: 2 },
+      });
       return { category: category.key };
     },
     expected: { status: "suppressed", status_reason: "fatigue" },
@@ -164,7 +199,9 @@ const cases: Record<string, Case> = {
   "fatigue never pauses high importance": {
     setup: async (p, r) => {
       const category = await makeCategory(p, { fatigue: { after: 2, pause: 86_400 } });
-      await p.fatigueState.create({ data: { recipient_id: r.id, category: category.key, sent_since_engagement: 2 } });
+      await p.fatigueState.create({
+        data: { recipient_id: r.id, category: category.key, sent_since_engagement: 2 },
+      });
       return { category: category.key, importance: "high" };
     },
     expected: { status: "queued" },
@@ -179,8 +216,13 @@ const cases: Record<string, Case> = {
     expected: { status: "failed", status_reason: "template_error: no usable locale" },
   },
   "render error": {
-    setup: async (p) => ({ template: (await makeTemplate(p, { en: { title: "{{ data.x | shout }}", body: "x" } })).key }),
-    expected: { status: "failed", status_reason: "template_error: locales.en.title: line 1: unknown filter: shout" },
+    setup: async (p) => ({
+      template: (await makeTemplate(p, { en: { title: "{{ data.x | shout }}", body: "x" } })).key,
+    }),
+    expected: {
+      status: "failed",
+      status_reason: "template_error: locales.en.title: line 1: unknown filter: shout",
+    },
   },
   "an unsubscribe wins over a template error (policy order)": {
     recipient: { unsubscribed_categories: ["marketing"] },
@@ -226,7 +268,11 @@ const cases: Record<string, Case> = {
       });
       return { agentKey: agent.key, sender: agent.key };
     },
-    expected: { status: "pending_approval", status_reason: null, approval_expires_at: new Date(NOW.getTime() + 86_400_000) },
+    expected: {
+      status: "pending_approval",
+      status_reason: null,
+      approval_expires_at: new Date(NOW.getTime() + 86_400_000),
+    },
   },
   "agent approval condition that does not hold": {
     setup: async (p) => {

@@ -27,7 +27,14 @@ async function finalState(id: string, timeoutMs = 8000) {
   );
 }
 
-const ok = (channel: string, address: string) => ({ channel, provider: "webhook", address, ok: true, retryable: false, error: null });
+const ok = (channel: string, address: string) => ({
+  channel,
+  provider: "webhook",
+  address,
+  ok: true,
+  retryable: false,
+  error: null,
+});
 const fail = (channel: string, address: string, status: number) => ({
   channel,
   provider: "webhook",
@@ -48,7 +55,10 @@ test("fallback: the first channel fails permanently (400), the second sends; att
   const row = await finalState(message.id);
   expect(row).toMatchObject({ status: "sent", status_reason: null, channel: "email", lease_until: null });
   expect(row.sent_at).not.toBeNull();
-  expect(await attemptsOf(bench.prisma, message.id)).toEqual([fail("sms", "+15550000001", 400), ok("email", "fallback@example.com")]);
+  expect(await attemptsOf(bench.prisma, message.id)).toEqual([
+    fail("sms", "+15550000001", 400),
+    ok("email", "fallback@example.com"),
+  ]);
   // The message id is the provider's idempotency key.
   expect(bench.hooks.to("fallback@example.com")[0]?.idempotencyKey).toBe(message.id);
 });
@@ -63,7 +73,10 @@ test("a retryable error (503) is retried on the same channel, which then accepts
   await deliver(message);
   const row = await finalState(message.id);
   expect(row).toMatchObject({ status: "sent", channel: "sms", generation: 1, delivery_attempts: 2 });
-  expect(await attemptsOf(bench.prisma, message.id)).toEqual([fail("sms", "+15550000002", 503), ok("sms", "+15550000002")]);
+  expect(await attemptsOf(bench.prisma, message.id)).toEqual([
+    fail("sms", "+15550000002", 503),
+    ok("sms", "+15550000002"),
+  ]);
   expect(bench.hooks.to("never@example.com")).toHaveLength(0);
 });
 
@@ -110,8 +123,14 @@ test("every channel failing permanently: the provider errors joined by `; `, one
   bench.hooks.script("gone@example.com", [422]);
   const message = await queuedMessage(bench.prisma, person, { channels: ["sms", "email"] });
   await deliver(message);
-  expect(await finalState(message.id)).toMatchObject({ status: "failed", status_reason: "webhook 400; webhook 422" });
-  expect(await attemptsOf(bench.prisma, message.id)).toEqual([fail("sms", "+15550000005", 400), fail("email", "gone@example.com", 422)]);
+  expect(await finalState(message.id)).toMatchObject({
+    status: "failed",
+    status_reason: "webhook 400; webhook 422",
+  });
+  expect(await attemptsOf(bench.prisma, message.id)).toEqual([
+    fail("sms", "+15550000005", 400),
+    fail("email", "gone@example.com", 422),
+  ]);
 });
 
 test("multi-device: both phones are sent to; one 400 and one 200 is sent, with both attempts", async () => {
@@ -133,13 +152,27 @@ test("multi-device: both phones are sent to; one 400 and one 200 is sent, with b
 });
 
 test.each([
-  ["no enabled address on any planned channel", [{ channel: "email", value: "x@example.com" }, { channel: "sms", value: "+15550000070", enabled: false }], {}],
-  ["every planned channel muted since composing", [{ channel: "sms", value: "+15550000071" }], { muted_channels: ["sms"] }],
+  [
+    "no enabled address on any planned channel",
+    [
+      { channel: "email", value: "x@example.com" },
+      { channel: "sms", value: "+15550000070", enabled: false },
+    ],
+    {},
+  ],
+  [
+    "every planned channel muted since composing",
+    [{ channel: "sms", value: "+15550000071" }],
+    { muted_channels: ["sms"] },
+  ],
 ])("nothing reachable at send time (%s): failed / no_reachable_channel", async (_name, addresses, extra) => {
   const person = await makePerson(bench.prisma, addresses, extra);
   const message = await queuedMessage(bench.prisma, person, { channels: ["sms"] });
   await deliver(message);
-  expect(await finalState(message.id)).toMatchObject({ status: "failed", status_reason: "no_reachable_channel" });
+  expect(await finalState(message.id)).toMatchObject({
+    status: "failed",
+    status_reason: "no_reachable_channel",
+  });
   expect(await attemptsOf(bench.prisma, message.id)).toEqual([]);
 });
 
@@ -163,10 +196,24 @@ test("the console provider writes one JSON line and accepts", async () => {
   const message = await queuedMessage(bench.prisma, person, { channels: ["push"] });
   await deliver(message);
   expect(await finalState(message.id)).toMatchObject({ status: "sent", channel: "push" });
-  const line = bench.consoleLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.id === message.id);
-  expect(line).toMatchObject({ provider: "console", channel: "push", to: "device-token-1", content: { title: "Hello", body: "Body" } });
+  const line = bench.consoleLines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l.id === message.id);
+  expect(line).toMatchObject({
+    provider: "console",
+    channel: "push",
+    to: "device-token-1",
+    content: { title: "Hello", body: "Body" },
+  });
   expect(await attemptsOf(bench.prisma, message.id)).toEqual([
-    { channel: "push", provider: "console", address: "device-token-1", ok: true, retryable: false, error: null },
+    {
+      channel: "push",
+      provider: "console",
+      address: "device-token-1",
+      ok: true,
+      retryable: false,
+      error: null,
+    },
   ]);
 });
 
@@ -181,26 +228,52 @@ test("links: placeholders are filled only in what the provider gets; the trackin
     locale: "en",
     channel: "email",
   };
-  const message = await queuedMessage(bench.prisma, person, { channels: ["email"], category: "digest-news", content });
+  const message = await queuedMessage(bench.prisma, person, {
+    channels: ["email"],
+    category: "digest-news",
+    content,
+  });
   await deliver(message);
   const row = await finalState(message.id);
   expect(row.status).toBe("sent");
   expect(row.content).toEqual(content);
   const [received] = bench.hooks.to("links@example.com");
   const body = (received?.body.content as { body: string }).body;
-  expect(body).toMatch(/^Leave: https:\/\/svc\.example\/preferences\/[A-Za-z0-9_-]{43} Settings: https:\/\/svc\.example\/preferences\/[A-Za-z0-9_-]{43}$/);
+  expect(body).toMatch(
+    /^Leave: https:\/\/svc\.example\/preferences\/[A-Za-z0-9_-]{43} Settings: https:\/\/svc\.example\/preferences\/[A-Za-z0-9_-]{43}$/,
+  );
   const token = received?.body.tracking_token as string;
   expect(linkTokenHash(token)).toBe(row.tracking_token_hash);
 });
 
 describe("re-checks right before sending", () => {
   test.each([
-    ["unsubscribed from a category that allows it", { unsubscribed: true, category: "news-a" }, { status: "suppressed", status_reason: "unsubscribed" }],
-    ["unsubscribed, but the category forbids unsubscribing", { unsubscribed: true, category: "transactional" }, { status: "sent", status_reason: null }],
-    ["consent expired", { consentExpired: true, category: "news-b" }, { status: "suppressed", status_reason: "consent_expired" }],
+    [
+      "unsubscribed from a category that allows it",
+      { unsubscribed: true, category: "news-a" },
+      { status: "suppressed", status_reason: "unsubscribed" },
+    ],
+    [
+      "unsubscribed, but the category forbids unsubscribing",
+      { unsubscribed: true, category: "transactional" },
+      { status: "sent", status_reason: null },
+    ],
+    [
+      "consent expired",
+      { consentExpired: true, category: "news-b" },
+      { status: "suppressed", status_reason: "consent_expired" },
+    ],
     ["expires_at passed while queued", { expired: true }, { status: "suppressed", status_reason: "expired" }],
-    ["agent disabled", { agent: { enabled: false } }, { status: "suppressed", status_reason: "agent_not_allowed" }],
-    ["agent no longer allowed the category", { agent: { categories: ["other"] } }, { status: "suppressed", status_reason: "agent_not_allowed" }],
+    [
+      "agent disabled",
+      { agent: { enabled: false } },
+      { status: "suppressed", status_reason: "agent_not_allowed" },
+    ],
+    [
+      "agent no longer allowed the category",
+      { agent: { categories: ["other"] } },
+      { status: "suppressed", status_reason: "agent_not_allowed" },
+    ],
     ["agent deleted", { agent: { deleted: true } }, { status: "suppressed", status_reason: "agent_deleted" }],
     ["agent still allowed", { agent: {} }, { status: "sent", status_reason: null }],
   ] as const)("%s", async (name, setup, expected) => {
@@ -212,7 +285,8 @@ describe("re-checks right before sending", () => {
       agent?: { enabled?: boolean; categories?: string[]; deleted?: boolean };
     };
     const category = s.category ?? "transactional";
-    if (category !== "transactional") await bench.prisma.category.create({ data: { key: `${category}-${name.length}` } });
+    if (category !== "transactional")
+      await bench.prisma.category.create({ data: { key: `${category}-${name.length}` } });
     const categoryKey = category === "transactional" ? category : `${category}-${name.length}`;
     const address = `recheck-${name.replace(/\W+/g, "-")}@example.com`;
     const person = await makePerson(bench.prisma, [{ channel: "email", value: address }]);
@@ -228,10 +302,20 @@ describe("re-checks right before sending", () => {
       expires_at: s.expired ? new Date(Date.now() + 300) : null,
     });
     // Everything below happens after the message was queued.
-    if (s.unsubscribed) await bench.prisma.recipient.update({ where: { id: person.id }, data: { unsubscribed_categories: [categoryKey] } });
+    if (s.unsubscribed)
+      await bench.prisma.recipient.update({
+        where: { id: person.id },
+        data: { unsubscribed_categories: [categoryKey] },
+      });
     if (s.consentExpired) {
       await bench.prisma.consent.create({
-        data: { recipient_id: person.id, category: categoryKey, entry_id: "cns_x", recorded_at: new Date(), expires_at: new Date(Date.now() - 1000) },
+        data: {
+          recipient_id: person.id,
+          category: categoryKey,
+          entry_id: "cns_x",
+          recorded_at: new Date(),
+          expires_at: new Date(Date.now() - 1000),
+        },
       });
     }
     if (agentKey && s.agent) {
@@ -257,8 +341,13 @@ describe("claim", () => {
     const message = await queuedMessage(bench.prisma, person, { channels: ["email"] });
     await bench.prisma.message.update({ where: { id: message.id }, data: { generation: 2 } });
     await bench.queues.enqueue("deliver-message", { messageId: message.id, generation: 1 });
-    await waitFor(async () => (await bench.queues.queue("delivery").getJob(`${message.id}-1`))?.finishedOn !== undefined);
-    expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ status: "queued", generation: 2 });
+    await waitFor(
+      async () => (await bench.queues.queue("delivery").getJob(`${message.id}-1`))?.finishedOn !== undefined,
+    );
+    expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({
+      status: "queued",
+      generation: 2,
+    });
     expect(bench.hooks.to("stale@example.com")).toHaveLength(0);
   });
 
@@ -276,10 +365,17 @@ describe("claim", () => {
   test("final and cancelled messages are left alone", async () => {
     const person = await makePerson(bench.prisma, [{ channel: "email", value: "cancelled@example.com" }]);
     const message = await queuedMessage(bench.prisma, person, { channels: ["email"] });
-    await bench.prisma.message.update({ where: { id: message.id }, data: { status: "cancelled", status_reason: "cancelled via API" } });
+    await bench.prisma.message.update({
+      where: { id: message.id },
+      data: { status: "cancelled", status_reason: "cancelled via API" },
+    });
     await deliver(message);
-    await waitFor(async () => (await bench.queues.queue("delivery").getJob(`${message.id}-0`))?.finishedOn !== undefined);
-    expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({ status: "cancelled" });
+    await waitFor(
+      async () => (await bench.queues.queue("delivery").getJob(`${message.id}-0`))?.finishedOn !== undefined,
+    );
+    expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({
+      status: "cancelled",
+    });
     expect(bench.hooks.to("cancelled@example.com")).toHaveLength(0);
   });
 });
@@ -288,7 +384,13 @@ test("the fatigue probe is dated by when it really went out", async () => {
   const person = await makePerson(bench.prisma, [{ channel: "email", value: "probe@example.com" }]);
   const message = await queuedMessage(bench.prisma, person, { channels: ["email"] });
   await bench.prisma.fatigueState.create({
-    data: { recipient_id: person.id, category: "transactional", sent_since_engagement: 4, probe_message_id: message.id, probe_sent_at: message.send_at },
+    data: {
+      recipient_id: person.id,
+      category: "transactional",
+      sent_since_engagement: 4,
+      probe_message_id: message.id,
+      probe_sent_at: message.send_at,
+    },
   });
   await deliver(message);
   const row = await finalState(message.id);
@@ -301,7 +403,9 @@ test("the fatigue probe is dated by when it really went out", async () => {
 test("a delivery receipt reported while the message was still sending applies once it is sent", async () => {
   const person = await makePerson(bench.prisma, [{ channel: "email", value: "receipt@example.com" }]);
   const message = await queuedMessage(bench.prisma, person, { channels: ["email"] });
-  await bench.prisma.engagement.create({ data: { message_id: message.id, type: "delivered", source: "track" } });
+  await bench.prisma.engagement.create({
+    data: { message_id: message.id, type: "delivered", source: "track" },
+  });
   await deliver(message);
   const row = await finalState(message.id);
   expect(row).toMatchObject({ status: "delivered", channel: "email" });

@@ -52,7 +52,12 @@ export class HookServer {
     for await (const chunk of req) raw += chunk;
     const body = JSON.parse(raw) as Record<string, unknown>;
     const to = String(body.to);
-    this.received.push({ path: req.url ?? "", to, body, idempotencyKey: req.headers["idempotency-key"] as string | undefined });
+    this.received.push({
+      path: req.url ?? "",
+      to,
+      body,
+      idempotencyKey: req.headers["idempotency-key"] as string | undefined,
+    });
     const script = this.scripts.get(to) ?? [200];
     const status = script.length > 1 ? script.shift()! : script[0]!;
     res.writeHead(status, { "content-type": "application/json" }).end("{}");
@@ -101,7 +106,15 @@ export async function startBench(name: string, worker: Record<string, unknown> =
     stream: { write: (line: string) => consoleLines.push(line) },
   });
   const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const job = deliverMessageJob({ prisma: db.prisma, config, queues, logger: quiet, now, providers, retryBaseMs: 20 });
+  const job = deliverMessageJob({
+    prisma: db.prisma,
+    config,
+    queues,
+    logger: quiet,
+    now,
+    providers,
+    retryBaseMs: 20,
+  });
   const deps: DeliveryDeps = {
     prisma: db.prisma,
     config,
@@ -110,7 +123,12 @@ export async function startBench(name: string, worker: Record<string, unknown> =
     now,
     providers,
     retryBaseMs: 20,
-    links: async () => ({ preferences_url: null, unsubscribe_url: null, one_click_url: null, tracking_token: null }),
+    links: async () => ({
+      preferences_url: null,
+      unsubscribe_url: null,
+      one_click_url: null,
+      tracking_token: null,
+    }),
     screen: async () => ({ action: "send" }),
   };
   const workers: Worker[] = [];
@@ -156,7 +174,9 @@ export async function makePerson(
       id: newId("recipient"),
       external_id: `person-${++counter}-${Math.random().toString(36).slice(2, 7)}`,
       ...extra,
-      addresses: { create: addresses.map((a) => ({ channel: a.channel, value: a.value, enabled: a.enabled ?? true })) },
+      addresses: {
+        create: addresses.map((a) => ({ channel: a.channel, value: a.value, enabled: a.enabled ?? true })),
+      },
     },
   });
 }
@@ -191,7 +211,14 @@ export async function queuedMessage(
       importance: "normal",
       claimed_importance: "normal",
       channels: input.channels,
-      content: (input.content ?? { title: "Hello", body: "Body", url: null, thread: null, locale: "en", channel: input.channels[0] }) as Prisma.InputJsonValue,
+      content: (input.content ?? {
+        title: "Hello",
+        body: "Body",
+        url: null,
+        thread: null,
+        locale: "en",
+        channel: input.channels[0],
+      }) as Prisma.InputJsonValue,
       send_at: input.send_at ?? new Date(Date.now() - 1000),
       expires_at: input.expires_at ?? null,
       lease_until: input.lease_until ?? null,
@@ -201,6 +228,16 @@ export async function queuedMessage(
 }
 
 export async function attemptsOf(prisma: PrismaClient, messageId: string) {
-  const rows = await prisma.deliveryAttempt.findMany({ where: { message_id: messageId }, orderBy: [{ at: "asc" }, { id: "asc" }] });
-  return rows.map((r) => ({ channel: r.channel, provider: r.provider, address: r.address, ok: r.ok, retryable: r.retryable, error: r.error }));
+  const rows = await prisma.deliveryAttempt.findMany({
+    where: { message_id: messageId },
+    orderBy: [{ at: "asc" }, { id: "asc" }],
+  });
+  return rows.map((r) => ({
+    channel: r.channel,
+    provider: r.provider,
+    address: r.address,
+    ok: r.ok,
+    retryable: r.retryable,
+    error: r.error,
+  }));
 }

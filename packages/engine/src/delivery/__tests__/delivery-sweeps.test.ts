@@ -29,14 +29,25 @@ async function settled(id: string) {
 test("expire-queued: queued past expires_at becomes suppressed / expired; others stay", async () => {
   const person = await makePerson(bench.prisma, [{ channel: "email", value: "expire@example.com" }]);
   const later = new Date(Date.now() + 3_600_000);
-  const expired = await queuedMessage(bench.prisma, person, { channels: ["email"], send_at: later, expires_at: new Date(Date.now() - 1) });
-  const alive = await queuedMessage(bench.prisma, person, { channels: ["email"], send_at: later, expires_at: new Date(Date.now() + 7_200_000) });
+  const expired = await queuedMessage(bench.prisma, person, {
+    channels: ["email"],
+    send_at: later,
+    expires_at: new Date(Date.now() - 1),
+  });
+  const alive = await queuedMessage(bench.prisma, person, {
+    channels: ["email"],
+    send_at: later,
+    expires_at: new Date(Date.now() + 7_200_000),
+  });
   await expect(run(expireQueuedSweep(bench))).resolves.toEqual({ expired: 1 });
   expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: expired.id } })).toMatchObject({
     status: "suppressed",
     status_reason: "expired",
   });
-  expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: alive.id } })).toMatchObject({ status: "queued", status_reason: null });
+  expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: alive.id } })).toMatchObject({
+    status: "queued",
+    status_reason: null,
+  });
 });
 
 test("reclaim-leases: a `sending` row whose worker died is delivered once; the old job is a no-op", async () => {
@@ -59,15 +70,27 @@ test("reclaim-leases: a `sending` row whose worker died is delivered once; the o
   expect(bench.hooks.to("lease@example.com")).toHaveLength(1);
   expect(await attemptsOf(bench.prisma, stranded.id)).toHaveLength(1);
   // A live lease is left to its worker.
-  expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: held.id } })).toMatchObject({ status: "sending", generation: 0 });
+  expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: held.id } })).toMatchObject({
+    status: "sending",
+    generation: 0,
+  });
 });
 
 test("requeue-due: a queued message whose job never reached Redis is sent; recent ones are left to their job", async () => {
   const person = await makePerson(bench.prisma, [{ channel: "email", value: "due@example.com" }]);
-  const lost = await queuedMessage(bench.prisma, person, { channels: ["email"], send_at: new Date(Date.now() - 120_000) });
-  const recent = await queuedMessage(bench.prisma, person, { channels: ["email"], send_at: new Date(Date.now() + 3_600_000) });
+  const lost = await queuedMessage(bench.prisma, person, {
+    channels: ["email"],
+    send_at: new Date(Date.now() - 120_000),
+  });
+  const recent = await queuedMessage(bench.prisma, person, {
+    channels: ["email"],
+    send_at: new Date(Date.now() + 3_600_000),
+  });
   await expect(run(requeueDueSweep(bench))).resolves.toEqual({ found: 1, jobIds: [`${lost.id}-1`] });
   expect(await settled(lost.id)).toMatchObject({ status: "sent", generation: 1 });
   expect(bench.hooks.to("due@example.com")).toHaveLength(1);
-  expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: recent.id } })).toMatchObject({ status: "queued", generation: 0 });
+  expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: recent.id } })).toMatchObject({
+    status: "queued",
+    generation: 0,
+  });
 });

@@ -11,7 +11,12 @@ export function ingestConfig(): SvcConfig {
   return parseConfig({ channels: { email: { provider: "console" }, sms: { provider: "console" } } });
 }
 
-export const BACKEND: Principal = { keyId: "key_backend", keyName: "backend", scopes: ["admin"], agentKey: null };
+export const BACKEND: Principal = {
+  keyId: "key_backend",
+  keyName: "backend",
+  scopes: ["admin"],
+  agentKey: null,
+};
 export const agentPrincipal = (agentKey: string): Principal => ({
   keyId: `key_${agentKey}`,
   keyName: agentKey,
@@ -27,7 +32,10 @@ export function tickingClock(start = NOW): () => Date {
 
 export async function makeTemplate(prisma: PrismaClient, key: string) {
   await prisma.template.create({
-    data: { key, locales: { en: { title: "{{ event.name }}", body: "Hello {{ data.msg }}" } } as Prisma.InputJsonValue },
+    data: {
+      key,
+      locales: { en: { title: "{{ event.name }}", body: "Hello {{ data.msg }}" } } as Prisma.InputJsonValue,
+    },
   });
 }
 
@@ -71,7 +79,11 @@ export const digestPolicy = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-export async function makeRecipient(prisma: PrismaClient, externalId: string, addresses = [{ channel: "email", value: `${externalId}@example.com` }]) {
+export async function makeRecipient(
+  prisma: PrismaClient,
+  externalId: string,
+  addresses = [{ channel: "email", value: `${externalId}@example.com` }],
+) {
   return prisma.recipient.create({
     data: { id: `rcp_${externalId}`, external_id: externalId, addresses: { create: addresses } },
   });
@@ -82,7 +94,10 @@ export function postEvent(deps: AcceptEventDeps, input: EventInput, principal: P
 }
 
 export async function outcomesOf(prisma: PrismaClient, eventId: string) {
-  const rows = await prisma.eventOutcome.findMany({ where: { event_id: eventId }, orderBy: { position: "asc" } });
+  const rows = await prisma.eventOutcome.findMany({
+    where: { event_id: eventId },
+    orderBy: { position: "asc" },
+  });
   return rows.map(({ rule_key, matched, reason, status, message_id, digest_id }) => ({
     rule: rule_key,
     matched,

@@ -5,7 +5,17 @@ import { acceptEvent, type AcceptEventDeps } from "../../events/accept-event";
 import { applyPolicy } from "../apply-policy";
 import { ingestEvent, type IngestDeps } from "../ingest-event";
 import { ingestEventJob, requeuePendingEventsSweep } from "../ingest-job";
-import { BACKEND, NOW, digestPolicy, ingestConfig, makeRecipient, makeRule, makeTemplate, postEvent, tickingClock } from "./ingest-fixtures";
+import {
+  BACKEND,
+  NOW,
+  digestPolicy,
+  ingestConfig,
+  makeRecipient,
+  makeRule,
+  makeTemplate,
+  postEvent,
+  tickingClock,
+} from "./ingest-fixtures";
 
 // The job around ingest: follow-up jobs after commit, `failed` on the last attempt, the sweep for
 // events whose job was lost, a Redis outage at accept time, and apply-policy.
@@ -16,7 +26,13 @@ let queues: Queues;
 let deps: IngestDeps & { queues: Queues };
 let accept: AcceptEventDeps;
 
-const job = (attemptsMade: number, attempts = 8): JobContext => ({ id: "j", name: "ingest-event", queue: "ingest", attemptsMade, attempts });
+const job = (attemptsMade: number, attempts = 8): JobContext => ({
+  id: "j",
+  name: "ingest-event",
+  queue: "ingest",
+  attemptsMade,
+  attempts,
+});
 
 beforeAll(async () => {
   db = await createTestDatabase("ingest_job");
@@ -49,13 +65,18 @@ it("after commit, enqueues delivery at send_at and the digest's close at closes_
 
   const message = await db.prisma.message.findFirstOrThrow({ where: { event_id: id } });
   const digest = await db.prisma.digest.findFirstOrThrow({ where: { rule_key: "ship-digest" } });
-  const delivery = await queues.queue("delivery").getJob(jobIdFor("deliver-message", { messageId: message.id, generation: 0 }));
+  const delivery = await queues
+    .queue("delivery")
+    .getJob(jobIdFor("deliver-message", { messageId: message.id, generation: 0 }));
   expect(delivery?.data).toEqual({ messageId: message.id, generation: 0 });
   const close = await queues.queue("digests").getJob(digest.id);
   expect(close?.data).toEqual({ digestId: digest.id });
 
   await queues.queue("delivery").obliterate({ force: true });
-  expect(await ingestEventJob(deps)({ eventId: id }, job(1))).toEqual({ status: "skipped", reason: "processed" });
+  expect(await ingestEventJob(deps)({ eventId: id }, job(1))).toEqual({
+    status: "skipped",
+    reason: "processed",
+  });
   expect(await queues.queue("delivery").getJob(`${message.id}-0`)).toBeDefined();
 });
 
@@ -63,15 +84,24 @@ describe("failure", () => {
   // Two identical addresses break the unique (recipient, channel, value): ingest throws every time.
   async function brokenEvent() {
     const id = await postEvent(accept, { name: "order.shipped", recipient: "broken" });
-    const twice = [{ channel: "email", value: "x@example.com" }, { channel: "email", value: "x@example.com" }];
-    await db.prisma.event.update({ where: { id }, data: { recipient_profile: { addresses: twice } as Prisma.InputJsonValue } });
+    const twice = [
+      { channel: "email", value: "x@example.com" },
+      { channel: "email", value: "x@example.com" },
+    ];
+    await db.prisma.event.update({
+      where: { id },
+      data: { recipient_profile: { addresses: twice } as Prisma.InputJsonValue },
+    });
     return id;
   }
 
   it("an attempt with retries left leaves the event pending", async () => {
     const id = await brokenEvent();
     await expect(ingestEventJob(deps)({ eventId: id }, job(3))).rejects.toThrow();
-    expect(await db.prisma.event.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "pending", error: null });
+    expect(await db.prisma.event.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      status: "pending",
+      error: null,
+    });
   });
 
   it("the last attempt marks the event failed with the error; nothing of it is kept", async () => {
@@ -92,7 +122,10 @@ describe("failure", () => {
       },
     });
     await expect(clockless({ eventId: id }, job(0))).rejects.toThrow("clock unavailable");
-    expect(await db.prisma.event.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: "failed", error: "gave up: clock unavailable" });
+    expect(await db.prisma.event.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      status: "failed",
+      error: "gave up: clock unavailable",
+    });
   });
 });
 
@@ -103,25 +136,43 @@ it("the sweep re-enqueues events still pending after 30 s under their stable job
   const sweep = requeuePendingEventsSweep(deps);
   expect(sweep).toMatchObject({ name: "requeue-pending-events", every: 30_000 });
 
-  expect(await sweep.run({ sweep: sweep.name, now: new Date(NOW.getTime() + 20_000) })).toEqual({ found: 0, jobIds: [] });
-  expect(await sweep.run({ sweep: sweep.name, now: new Date(NOW.getTime() + 3_600_000) })).toEqual({ found: 1, jobIds: [id] });
+  expect(await sweep.run({ sweep: sweep.name, now: new Date(NOW.getTime() + 20_000) })).toEqual({
+    found: 0,
+    jobIds: [],
+  });
+  expect(await sweep.run({ sweep: sweep.name, now: new Date(NOW.getTime() + 3_600_000) })).toEqual({
+    found: 1,
+    jobIds: [id],
+  });
   expect((await queues.queue("ingest").getJob(id))?.data).toEqual({ eventId: id });
   await ingestEvent(deps, id);
-  expect(await sweep.run({ sweep: sweep.name, now: new Date(NOW.getTime() + 3_600_000) })).toEqual({ found: 0, jobIds: [] });
+  expect(await sweep.run({ sweep: sweep.name, now: new Date(NOW.getTime() + 3_600_000) })).toEqual({
+    found: 0,
+    jobIds: [],
+  });
 });
 
 it("with Redis down the event is still accepted (pending) and the outage is logged", async () => {
   const down = createQueues({ redisUrl: "redis://127.0.0.1:1", prefix: "unused", unavailableAfterMs: 200 });
   const warnings: unknown[] = [];
   try {
-    const accepted = await acceptEvent({ ...accept, queues: down, logger: { warn: (m, meta) => warnings.push([m, meta]) } }, BACKEND, {
-      name: "order.shipped",
-      recipient: "ann",
-    });
+    const accepted = await acceptEvent(
+      { ...accept, queues: down, logger: { warn: (m, meta) => warnings.push([m, meta]) } },
+      BACKEND,
+      {
+        name: "order.shipped",
+        recipient: "ann",
+      },
+    );
     expect(accepted).toMatchObject({ duplicate: false, event: { status: "pending" } });
-    expect(await db.prisma.event.findUniqueOrThrow({ where: { id: accepted.event.id } })).toMatchObject({ status: "pending" });
+    expect(await db.prisma.event.findUniqueOrThrow({ where: { id: accepted.event.id } })).toMatchObject({
+      status: "pending",
+    });
     expect(warnings).toEqual([
-      ["event stored but not enqueued; the pending-events sweep will enqueue it", expect.objectContaining({ event_id: accepted.event.id })],
+      [
+        "event stored but not enqueued; the pending-events sweep will enqueue it",
+        expect.objectContaining({ event_id: accepted.event.id }),
+      ],
     ]);
   } finally {
     await down.close().catch(() => undefined);
@@ -134,7 +185,10 @@ describe("apply-policy", () => {
     await ingestEvent(deps, id);
     const before = await db.prisma.message.findFirstOrThrow({ where: { event_id: id } });
     const result = await applyPolicy(deps, { eventId: id, ruleKey: "ship" });
-    expect(result).toMatchObject({ status: "composed", outcome: { rule: "ship", matched: true, status: "queued", message_id: before.id } });
+    expect(result).toMatchObject({
+      status: "composed",
+      outcome: { rule: "ship", matched: true, status: "queued", message_id: before.id },
+    });
     expect(await db.prisma.message.count({ where: { event_id: id } })).toBe(1);
   });
 
@@ -143,7 +197,10 @@ describe("apply-policy", () => {
     ["a rule that did not see the event", "nope", "rule_not_firing"],
   ])("skips %s", async (_name, ruleKey, reason) => {
     const id = await postEvent(accept, { name: "order.shipped", recipient: "ann" });
-    expect(await applyPolicy(deps, { eventId: id, ruleKey })).toEqual({ status: "skipped", reason: "event_not_processed" });
+    expect(await applyPolicy(deps, { eventId: id, ruleKey })).toEqual({
+      status: "skipped",
+      reason: "event_not_processed",
+    });
     await ingestEvent(deps, id);
     expect(await applyPolicy(deps, { eventId: id, ruleKey })).toEqual({ status: "skipped", reason });
   });
