@@ -31,7 +31,7 @@ const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 2_000);
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 const SERVER = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const FROM_SOURCE = path.join(__dirname, "lib/from-source.js");
+const FROM_SOURCE = path.join(__dirname, "../scripts/register-ts.cjs");
 
 interface Target {
   name: string;

@@ -36,7 +36,7 @@ const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 5);
 const RECIPIENTS = 1000;
 const SERVER = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const REGISTER = path.join(ROOT, "apps/worker/src/__tests__/fixtures/register-ts.cjs");
+const REGISTER = path.join(ROOT, "scripts/register-ts.cjs");
 
 interface Run {
   perSecond: number;

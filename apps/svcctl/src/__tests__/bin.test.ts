@@ -8,7 +8,7 @@ import { EMPTY_CWD } from "./harness";
 // runs dist/main.js): exit codes reach the shell and the process ends on its own.
 
 const MAIN = path.join(__dirname, "..", "main.ts");
-const REGISTER = path.join(__dirname, "fixtures", "register-ts.cjs");
+const REGISTER = path.join(__dirname, "../../../../scripts/register-ts.cjs");
 let db: TestDatabase;
 
 beforeAll(async () => {

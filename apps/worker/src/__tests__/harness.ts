@@ -54,7 +54,7 @@ export interface ChildWorker {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-const REGISTER = path.join(__dirname, "fixtures", "register-ts.cjs");
+const REGISTER = path.join(__dirname, "../../../../scripts/register-ts.cjs");
 
 export function startEffectWorker(env: Record<string, string>): ChildWorker {
   return startFixture("effect-worker.ts", env);

@@ -7,7 +7,7 @@ import { REDIS_URL, dropPrefix, scratchName, waitFor } from "./harness";
 // scheduler registration, and a clean exit on SIGTERM.
 
 const MAIN = path.join(__dirname, "..", "main.ts");
-const REGISTER = path.join(__dirname, "fixtures", "register-ts.cjs");
+const REGISTER = path.join(__dirname, "../../../../scripts/register-ts.cjs");
 const prefix = scratchName("svc-test-main");
 let queues: Queues;
 

@@ -1,11 +1,12 @@
-// `node -r ./bench/lib/from-source.js <file.ts>`: runs TypeScript from the working tree without a
+// `node -r ./scripts/register-ts.cjs <file.ts>`: runs TypeScript from the working tree without a
 // build, as jest does: @svc/* resolves to each workspace's src and .ts files go through swc.
-// Benchmarks then measure the code as it is now, not whatever dist/ another build left behind.
+// Used by tests that start child processes and by the benchmarks, so both run the code as it is
+// now, not whatever dist/ another build left behind.
 const Module = require("node:module");
 const path = require("node:path");
 const { transformSync } = require("@swc/core");
 
-const ROOT = path.resolve(__dirname, "../..");
+const ROOT = path.resolve(__dirname, "..");
 const PACKAGES = new Set(["core", "log", "config", "store", "queue", "providers", "engine", "testkit"]);
 const APPS = new Set(["api", "worker", "svcctl"]);
 
