@@ -1,18 +1,18 @@
-import { createQueues, type Queues } from "@svc/queue";
+import { type Queues } from "@svc/queue";
 import { Prisma, advisoryLockKey, advisoryLockKeySql, LockNamespace, lockRecipient } from "@svc/store";
-import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
+import type { TestDatabase } from "@svc/testkit";
 import type { AcceptEventDeps } from "../../events/accept-event";
 import { createIngestBatcher } from "../ingest-batcher";
 import { ingestEvents } from "../ingest-batch";
 import { ingestEvent, type IngestDeps } from "../ingest-event";
 import {
-  ingestConfig,
   makeRecipient,
   makeRule,
   makeTemplate,
   outcomesOf,
   postEvent,
-  tickingClock,
+  startIngestEnv,
+  type IngestTestEnv,
 } from "./ingest-fixtures";
 
 // Group commit: several events of different people in one transaction, a person's second event
@@ -20,28 +20,20 @@ import {
 // follows every edit of rules, templates and categories.
 
 let db: TestDatabase;
-let redis: TestRedisPrefix;
 let queues: Queues;
 let deps: IngestDeps & { queues: Queues };
 let accept: AcceptEventDeps;
+let env: IngestTestEnv;
 
 beforeAll(async () => {
-  db = await createTestDatabase("ingest_batch");
-  redis = testRedisPrefix("ingest_batch");
-  queues = createQueues({ redisUrl: redis.redisUrl, prefix: redis.prefix });
-  const now = tickingClock();
-  deps = { prisma: db.prisma, config: ingestConfig(), now, queues };
-  accept = { prisma: db.prisma, queues, logger: { warn: () => undefined }, now };
+  env = await startIngestEnv("ingest_batch");
+  ({ db, queues, deps, accept } = env);
   await makeTemplate(db.prisma, "tpl");
   for (const person of ["ann", "bob", "cem", "dia"]) await makeRecipient(db.prisma, person);
   await makeRule(db.prisma, { key: "ship", event: "order.shipped" });
 });
 
-afterAll(async () => {
-  await queues.close();
-  await redis.cleanup();
-  await db.drop();
-});
+afterAll(() => env.close());
 
 const messagesOf = (eventId: string) =>
   db.prisma.message.findMany({

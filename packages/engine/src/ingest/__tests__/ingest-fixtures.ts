@@ -4,6 +4,9 @@ import type { Principal } from "@svc/core";
 import { Prisma, type PrismaClient } from "@svc/store";
 import { acceptEvent, type AcceptEventDeps } from "../../events/accept-event";
 import type { EventInput } from "../../events/event-input";
+import { createQueues, type Queues } from "@svc/queue";
+import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
+import type { IngestDeps } from "../ingest-event";
 
 export const NOW = new Date("2024-01-15T12:00:00Z"); // Monday noon UTC, outside default quiet hours
 
@@ -106,4 +109,38 @@ export async function outcomesOf(prisma: PrismaClient, eventId: string) {
     message: message_id !== null,
     digest: digest_id !== null,
   }));
+}
+
+export interface IngestTestEnv {
+  db: TestDatabase;
+  redis: TestRedisPrefix;
+  queues: Queues;
+  /** Ingest's dependencies (with the queues, for the job handlers and follow-ups). */
+  deps: IngestDeps & { queues: Queues };
+  /** acceptEvent's dependencies, to post events the way the API does. */
+  accept: AcceptEventDeps;
+  close(): Promise<void>;
+}
+
+/** One database, one Redis prefix and a ticking clock per test file. */
+export async function startIngestEnv(
+  name: string,
+  options: { poolMax?: number } = {},
+): Promise<IngestTestEnv> {
+  const db = await createTestDatabase(name, options);
+  const redis = testRedisPrefix(name);
+  const queues = createQueues({ redisUrl: redis.redisUrl, prefix: redis.prefix });
+  const now = tickingClock();
+  return {
+    db,
+    redis,
+    queues,
+    deps: { prisma: db.prisma, config: ingestConfig(), now, queues },
+    accept: { prisma: db.prisma, queues, logger: { warn: () => undefined }, now },
+    async close() {
+      await queues.close();
+      await redis.cleanup();
+      await db.drop();
+    },
+  };
 }

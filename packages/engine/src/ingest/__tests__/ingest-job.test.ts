@@ -1,6 +1,6 @@
 import { PermanentJobError, createQueues, jobIdFor, type JobContext, type Queues } from "@svc/queue";
 import { Prisma } from "@svc/store";
-import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
+import type { TestDatabase } from "@svc/testkit";
 import { acceptEvent, type AcceptEventDeps } from "../../events/accept-event";
 import { applyPolicy } from "../apply-policy";
 import { ingestEvent, type IngestDeps } from "../ingest-event";
@@ -9,22 +9,22 @@ import {
   BACKEND,
   NOW,
   digestPolicy,
-  ingestConfig,
   makeRecipient,
   makeRule,
   makeTemplate,
   postEvent,
-  tickingClock,
+  startIngestEnv,
+  type IngestTestEnv,
 } from "./ingest-fixtures";
 
 // The job around ingest: follow-up jobs after commit, `failed` on the last attempt, the sweep for
 // events whose job was lost, a Redis outage at accept time, and apply-policy.
 
 let db: TestDatabase;
-let redis: TestRedisPrefix;
 let queues: Queues;
 let deps: IngestDeps & { queues: Queues };
 let accept: AcceptEventDeps;
+let env: IngestTestEnv;
 
 const job = (attemptsMade: number, attempts = 8): JobContext => ({
   id: "j",
@@ -35,23 +35,15 @@ const job = (attemptsMade: number, attempts = 8): JobContext => ({
 });
 
 beforeAll(async () => {
-  db = await createTestDatabase("ingest_job");
-  redis = testRedisPrefix("ingest_job");
-  queues = createQueues({ redisUrl: redis.redisUrl, prefix: redis.prefix });
-  const now = tickingClock();
-  deps = { prisma: db.prisma, config: ingestConfig(), now, queues };
-  accept = { prisma: db.prisma, queues, logger: { warn: () => undefined }, now };
+  env = await startIngestEnv("ingest_job");
+  ({ db, queues, deps, accept } = env);
   await makeTemplate(db.prisma, "tpl");
   await makeRecipient(db.prisma, "ann");
   await makeRule(db.prisma, { key: "ship", event: "order.shipped" });
   await makeRule(db.prisma, { key: "ship-digest", event: "order.shipped", digest: digestPolicy() });
 });
 
-afterAll(async () => {
-  await queues.close();
-  await redis.cleanup();
-  await db.drop();
-});
+afterAll(() => env.close());
 
 it("accepting enqueues ingest-event under the event id", async () => {
   const id = await postEvent(accept, { name: "order.shipped", recipient: "ann" });

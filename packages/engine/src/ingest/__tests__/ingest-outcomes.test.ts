@@ -1,44 +1,34 @@
-import { createQueues, type Queues } from "@svc/queue";
-import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
+import type { TestDatabase } from "@svc/testkit";
 import type { AcceptEventDeps } from "../../events/accept-event";
 import { ingestEvent, type IngestDeps } from "../ingest-event";
 import {
   BACKEND,
   NOW,
   agentPrincipal,
-  ingestConfig,
   makeRecipient,
   makeRule,
   makeTemplate,
   outcomesOf,
   postEvent,
-  tickingClock,
+  startIngestEnv,
+  type IngestTestEnv,
 } from "./ingest-fixtures";
 
 // Outcome lists of SPEC 2.3 / 7.2 after a real ingest: which rules are listed, in which order, why.
 
 let db: TestDatabase;
-let redis: TestRedisPrefix;
-let queues: Queues;
 let deps: IngestDeps;
 let accept: AcceptEventDeps;
+let env: IngestTestEnv;
 
 beforeAll(async () => {
-  db = await createTestDatabase("ingest_outcomes");
-  redis = testRedisPrefix("ingest_outcomes");
-  queues = createQueues({ redisUrl: redis.redisUrl, prefix: redis.prefix });
-  const now = tickingClock();
-  deps = { prisma: db.prisma, config: ingestConfig(), now };
-  accept = { prisma: db.prisma, queues, logger: { warn: () => undefined }, now };
+  env = await startIngestEnv("ingest_outcomes");
+  ({ db, deps, accept } = env);
   await makeTemplate(db.prisma, "tpl");
   await makeRecipient(db.prisma, "ann");
 });
 
-afterAll(async () => {
-  await queues.close();
-  await redis.cleanup();
-  await db.drop();
-});
+afterAll(() => env.close());
 
 async function run(name: string, data: Record<string, unknown> = {}, principal = BACKEND, recipient = "ann") {
   const id = await postEvent(accept, { name, recipient, data }, principal);

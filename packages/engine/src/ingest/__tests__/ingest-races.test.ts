@@ -1,43 +1,33 @@
-import { createQueues, type Queues } from "@svc/queue";
-import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
+import type { TestDatabase } from "@svc/testkit";
 import type { AcceptEventDeps } from "../../events/accept-event";
 import { ingestEvent, type IngestDeps } from "../ingest-event";
 import {
   digestPolicy,
-  ingestConfig,
   makeRecipient,
   makeRule,
   makeTemplate,
   NOW,
   outcomesOf,
   postEvent,
-  tickingClock,
+  startIngestEnv,
+  type IngestTestEnv,
 } from "./ingest-fixtures";
 
 // Races of SPEC 1.1 ("serialised per recipient") and 1.7.6 (one open digest per group, event order),
 // run with concurrent ingests on a real database.
 
 let db: TestDatabase;
-let redis: TestRedisPrefix;
-let queues: Queues;
 let deps: IngestDeps;
 let accept: AcceptEventDeps;
+let env: IngestTestEnv;
 
 beforeAll(async () => {
-  db = await createTestDatabase("ingest_races", { poolMax: 25 });
-  redis = testRedisPrefix("ingest_races");
-  queues = createQueues({ redisUrl: redis.redisUrl, prefix: redis.prefix });
-  const now = tickingClock();
-  deps = { prisma: db.prisma, config: ingestConfig(), now };
-  accept = { prisma: db.prisma, queues, logger: { warn: () => undefined }, now };
+  env = await startIngestEnv("ingest_races", { poolMax: 25 });
+  ({ db, deps, accept } = env);
   await makeTemplate(db.prisma, "tpl");
 });
 
-afterAll(async () => {
-  await queues.close();
-  await redis.cleanup();
-  await db.drop();
-});
+afterAll(() => env.close());
 
 const post = (name: string, recipient: string, data: Record<string, unknown> = {}) =>
   postEvent(accept, { name, recipient, data });
