@@ -1,7 +1,7 @@
 // Test helpers only: production code must never import @svc/testkit.
 export { createTestDatabase } from "./test-database";
 export type { TestDatabase, CreateTestDatabaseOptions } from "./test-database";
-export { testRedisPrefix } from "./test-redis";
+export { testRedisPrefix, deleteKeysStartingWith } from "./test-redis";
 export type { TestRedisPrefix } from "./test-redis";
 export { waitFor } from "./wait-for";
 export type { WaitForOptions } from "./wait-for";

@@ -17,7 +17,8 @@ export function testRedisPrefix(prefix: string, options: { redisUrl?: string } =
   return { prefix: unique, redisUrl, cleanup: () => deleteKeysStartingWith(redisUrl, unique) };
 }
 
-async function deleteKeysStartingWith(redisUrl: string, prefix: string): Promise<number> {
+/** Deletes every key starting with `prefix` (a literal prefix: no glob characters). */
+export async function deleteKeysStartingWith(redisUrl: string, prefix: string): Promise<number> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {
     let deleted = 0;

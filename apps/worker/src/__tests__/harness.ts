@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Client } from "pg";
-import { Redis } from "ioredis";
+import { deleteKeysStartingWith, waitFor as poll } from "@svc/testkit";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -36,14 +36,7 @@ export async function createScratchDatabase(): Promise<{ url: string; drop: () =
 }
 
 export async function dropPrefix(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== "0");
-  redis.disconnect();
+  await deleteKeysStartingWith(REDIS_URL, `${prefix}:`);
 }
 
 export interface ChildWorker {
@@ -119,15 +112,7 @@ export async function stopChild(worker: ChildWorker | undefined): Promise<void> 
   await worker.exited;
 }
 
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls until `probe` returns something other than undefined or false (testkit's waitFor). */
+export function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  return poll(probe, { timeoutMs, intervalMs: 50 }) as Promise<T>;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
+import { deleteKeysStartingWith, waitFor as poll } from "@svc/testkit";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -9,31 +9,11 @@ export function scratchPrefix(label: string): string {
 }
 
 /** Deletes every key under the prefix (BullMQ keys are `<prefix>:<queue>:…`). */
-export async function dropPrefix(prefix: string): Promise<number> {
-  const redis = new Redis(REDIS_URL);
-  let deleted = 0;
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
-      cursor = next;
-      if (keys.length > 0) deleted += await redis.del(...keys);
-    } while (cursor !== "0");
-  } finally {
-    redis.disconnect();
-  }
-  return deleted;
+export function dropPrefix(prefix: string): Promise<number> {
+  return deleteKeysStartingWith(REDIS_URL, `${prefix}:`);
 }
 
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls until `probe` returns something other than undefined or false (testkit's waitFor). */
+export function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  return poll(probe, { timeoutMs, intervalMs: 50 }) as Promise<T>;
 }
