@@ -16,8 +16,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Queue } from "bullmq";
 import { Pool } from "pg";
 import { newId } from "@svc/core";
-import { QUEUE_NAMES, createQueues, type BulkItem } from "@svc/queue";
+import { QUEUE_NAMES, createQueues } from "@svc/queue";
 import { dropDatabase, ensureDatabase, migrate, withDatabaseName } from "@svc/store";
+import { ACCEPT_BATCH, acceptShapedJobs } from "./lib/accept-shaped-jobs";
 import { summarizeProfile } from "./lib/cpu-profile";
 import { stop } from "./lib/processes";
 import { fmt, writeSection } from "./lib/results";
@@ -97,12 +98,8 @@ async function main() {
       prepare: async (count) => {
         const ids = await insertEvents(svcPool, count);
         return async () => {
-          for (let i = 0; i < ids.length; i += 1_000) {
-            const items = ids
-              .slice(i, i + 1_000)
-              .map((eventId): BulkItem<"ingest-event"> => ({ name: "ingest-event", payload: { eventId } }));
-            await queues.enqueueBulk(items);
-          }
+          const jobs = acceptShapedJobs(ids);
+          for (let i = 0; i < jobs.length; i += 1_000) await queues.enqueueBulk(jobs.slice(i, i + 1_000));
         };
       },
       done: () => count(svcPool, "SELECT count(*) AS n FROM messages"),
@@ -164,7 +161,8 @@ async function main() {
 
 ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${ROUNDS} rounds of ${fmt(EVENTS)} events
 for ${fmt(RECIPIENTS)} recipients, concurrency ${CONCURRENCY} per queue, medians. Each round: queue paused, jobs bulk-enqueued,
-resumed, timed until every event has its row in \`messages\`. The svc worker runs from source with \`--queues ingest,policy\`
+resumed, timed until every event has its row in \`messages\`. One \`ingest-events\` job per ${ACCEPT_BATCH} events, as the
+accept path's group commit leaves them. The svc worker runs from source with \`--queues ingest,policy\`
 (delivery stopped); \`npm run bench:compose\`.
 
 | Pipeline | Events/s (median) | Jobs/s | Rounds (events/s) | svc ratio |

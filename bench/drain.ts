@@ -2,8 +2,8 @@
  * Events → `sent` through the engine's workers, beside a bare chain of three BullMQ queues (with
  * and without one Postgres UPDATE per step), all in one session. Run: `npm run bench:drain`.
  *
- * - Events enter by direct insert of `pending` rows plus their `ingest-event` jobs (one bulk round
- *   trip each), the shape `acceptEvent` leaves, so the accept path is not what is measured.
+ * - Events enter by direct insert of `pending` rows plus their ingest jobs, one per BENCH_ACCEPT_BATCH
+ *   events (one bulk round trip each), the shape the accept path's group commit leaves, so the accept path is not what is measured.
  * - One rule sends every event on a `console` channel (stdout of the worker goes to /dev/null) to a
  *   recipient with an address; 1,000 recipients, events spread over them.
  * - Workers are child processes (`apps/worker/src/main.ts` from source, all queues, default
@@ -25,6 +25,7 @@ import { Queue } from "bullmq";
 import { newId } from "@svc/core";
 import { createQueues, type Queues } from "@svc/queue";
 import { dropDatabase, ensureDatabase, migrate, withDatabaseName } from "@svc/store";
+import { ACCEPT_BATCH, acceptShapedJobs } from "./lib/accept-shaped-jobs";
 import { fmt, writeSection } from "./lib/results";
 import { median } from "./lib/wrk";
 
@@ -117,7 +118,7 @@ async function insertEvents(pool: Pool, queues: Queues, count: number, name = "b
      SELECT id, $4, 'api', 'backend', r, d::jsonb, clock_timestamp() FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, r, d)`,
     [rows.map((r) => r.id), rows.map((r) => r.recipient), rows.map((r) => r.data), name],
   );
-  await queues.enqueueBulk(rows.map((r) => ({ name: "ingest-event" as const, payload: { eventId: r.id } })));
+  await queues.enqueueBulk(acceptShapedJobs(rows.map((r) => r.id)));
 }
 
 async function sentCount(pool: Pool, since: Date): Promise<number> {
@@ -370,7 +371,8 @@ async function main() {
 ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), Postgres and Redis on the same machine.
 ${ROUNDS} rounds of ${fmt(N)} messages, medians; ${WORKERS} worker processes per system.
 
-- svc: pending events inserted directly with their \`ingest-event\` jobs (bulk); one rule sends each
+- svc: pending events inserted directly with their ingest jobs, one \`ingest-events\` job per ${ACCEPT_BATCH} events as
+  the accept path's group commit leaves them (bulk); one rule sends each
   on a \`console\` channel (output to /dev/null) to one of 1,000 recipients with an address; worker
   child processes running ingest, policy, delivery and scheduler with the default concurrency (ingest 20,
   policy 20, delivery 50); each delivers ingest's due messages inline (no delivery-queue hop).

@@ -15,7 +15,7 @@ import {
   closeDueDigestsSweep,
   deliverMessageJob,
   deliverySweeps,
-  ingestEventJob,
+  ingestJobs,
   inlineDelivery,
   requeuePendingEventsSweep,
 } from "@svc/engine";
@@ -70,7 +70,7 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
   return {
     handlers: {
       sweep: sweepHandler(sweeps),
-      "ingest-event": ingestEventJob(inline ? { ...deps, queues: inline.queues } : deps),
+      ...ingestJobs(inline ? { ...deps, queues: inline.queues } : deps),
       // Ingest composes inline; apply-policy (re)composes one (event, rule) when a job asks for it.
       "apply-policy": applyPolicyJob(deps),
       "deliver-message": deliver,

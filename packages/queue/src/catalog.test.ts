@@ -16,6 +16,11 @@ const samples: { [N in JobName]: { payload: JobPayload<N>; queue: string; id: st
     queue: "ingest",
     id: "evt_01J0AAAAAAAAAAAAAAAAAAAAAA",
   },
+  "ingest-events": {
+    payload: { eventIds: ["evt_01J0AAAAAAAAAAAAAAAAAAAAAA", "evt_01J0AAAAAAAAAAAAAAAAAAAAAB"] },
+    queue: "ingest",
+    id: "evt_01J0AAAAAAAAAAAAAAAAAAAAAA-batch",
+  },
   "apply-policy": {
     payload: { eventId: "evt_01J0AAAAAAAAAAAAAAAAAAAAAA", ruleKey: "order.shipped-v2" },
     queue: "policy",
@@ -44,7 +49,7 @@ describe("job catalog", () => {
 
   it("every queue has at least one job and every job a known queue", () => {
     expect(QUEUE_NAMES.map((queue) => [queue, jobNamesOf(queue)])).toEqual([
-      ["ingest", ["ingest-event"]],
+      ["ingest", ["ingest-event", "ingest-events"]],
       ["policy", ["apply-policy"]],
       ["delivery", ["deliver-message"]],
       ["digests", ["close-digest"]],

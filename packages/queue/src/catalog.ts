@@ -16,6 +16,8 @@ export type QueueName = (typeof QUEUE_NAMES)[number];
 
 export interface JobPayloads {
   "ingest-event": { eventId: string };
+  /** The events one accept batch stored (group commit): one job instead of one per event. */
+  "ingest-events": { eventIds: string[] };
   "apply-policy": { eventId: string; ruleKey: string };
   "deliver-message": { messageId: string; generation: number };
   "close-digest": { digestId: string };
@@ -50,6 +52,9 @@ export const DEFAULT_MAX_ATTEMPTS = 8;
 
 export const JOBS: { [N in JobName]: JobDefinition<N> } = {
   "ingest-event": { queue: "ingest", jobId: (p) => p.eventId, backoffMs: 1_000 },
+  // An event is stored by exactly one accept batch, so its first id names the batch; the suffix
+  // keeps it apart from that event's own `ingest-event` job (which the pending sweep may add).
+  "ingest-events": { queue: "ingest", jobId: (p) => batchJobId(p.eventIds), backoffMs: 1_000 },
   // Rule keys never contain ':' (DECISIONS "Names and ids"); event ids contain no '-'.
   "apply-policy": { queue: "policy", jobId: (p) => `${p.eventId}-${p.ruleKey}`, backoffMs: 1_000 },
   // ARCHITECTURE: a reopened or re-approved message gets a new generation, hence a new job.
@@ -78,6 +83,11 @@ export function assertJobId(id: string): string {
     );
   }
   return id;
+}
+
+function batchJobId(ids: readonly string[]): string {
+  if (ids.length === 0) throw new InvalidJobIdError("a batch job needs at least one id");
+  return `${ids[0]}-batch`;
 }
 
 export function jobIdFor<N extends JobName>(name: N, payload: JobPayload<N>): string {

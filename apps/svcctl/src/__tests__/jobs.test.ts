@@ -10,6 +10,11 @@ import {
 import { reopenGivenUpMessages } from "../reopen-given-up-messages";
 import { svcctl } from "./harness";
 
+// The ingest queue also runs `ingest-events`, which these tests never enqueue.
+const unusedHandler = async (): Promise<never> => {
+  throw new Error("not enqueued by this test");
+};
+
 // `svcctl jobs retry-dead` against real Redis (own prefix) and Postgres (own database).
 
 const NOW = new Date("2026-06-01T10:00:00.000Z");
@@ -76,6 +81,7 @@ describe("svcctl jobs retry-dead", () => {
       prefix: redis.prefix,
       queue: "ingest",
       processor: dispatchTo("ingest", {
+        "ingest-events": unusedHandler,
         "ingest-event": async () => {
           throw new PermanentJobError("database said no");
         },

@@ -1,5 +1,5 @@
 import { AppError } from "@svc/core";
-import type { Queues } from "@svc/queue";
+import type { BulkItem, Queues } from "@svc/queue";
 import type { PrismaClient } from "@svc/store";
 
 /** An `events` row as accepted from the API (source `api`, status `pending`). */
@@ -42,8 +42,7 @@ ON CONFLICT (sender, idempotency_key) DO NOTHING
 RETURNING id`;
 
 /**
- * Stores the rows with one INSERT, then hands the stored ones to the ingest queue with one bulk
- * add. A lost enqueue is only logged: the pending-events sweep re-enqueues them. When the batch
+ * Stores the rows with one INSERT, then hands the stored ones to the ingest queue as one job. A lost enqueue is only logged: the pending-events sweep re-enqueues them. When the batch
  * fails on one row's content, each row is retried alone so only that row is refused.
  */
 export async function commitEvents(
@@ -73,12 +72,21 @@ async function insertEvents(prisma: PrismaClient, rows: readonly NewEvent[]): Pr
   return new Set(inserted.map((row) => row.id));
 }
 
+/**
+ * One job for what one batch stored: a lone event keeps its own `ingest-event` job (id = event
+ * id); several go as one `ingest-events` job, so a batch costs Redis one job, not one per event.
+ */
+export function ingestJobFor(
+  eventIds: readonly string[],
+): BulkItem<"ingest-event"> | BulkItem<"ingest-events"> {
+  if (eventIds.length === 1) return { name: "ingest-event", payload: { eventId: eventIds[0]! } };
+  return { name: "ingest-events", payload: { eventIds: [...eventIds] } };
+}
+
 async function enqueueIngest(deps: CommitEventsDeps, eventIds: string[]): Promise<void> {
   if (eventIds.length === 0) return;
   try {
-    await deps.queues.enqueueBulk(
-      eventIds.map((eventId) => ({ name: "ingest-event" as const, payload: { eventId } })),
-    );
+    await deps.queues.enqueueBulk([ingestJobFor(eventIds)]);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     for (const eventId of eventIds) {

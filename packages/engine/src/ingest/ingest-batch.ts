@@ -10,11 +10,20 @@ import { loadIngestSnapshots, type EventPeek } from "./ingest-snapshot";
 
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
+// A person's second event in a batch waits for the next round (a batch holds one event per
+// person); after this many rounds the rest run one by one.
+const MAX_ROUNDS = 4;
+
 /**
- * Ingests `eventIds` and returns each one's result (an id given twice is ingested once). Events of a person already in the batch, and
- * events whose person appeared since the peek, run one by one after the batch commits.
+ * Ingests `eventIds` and returns each one's result (an id given twice is ingested once). Events of
+ * a person already in the batch, and events whose person appeared since the peek, go into a next
+ * batch after this one commits (in order, so a person's events are decided in arrival order).
  */
-export async function ingestEvents(deps: IngestDeps, eventIds: string[]): Promise<Map<string, IngestResult>> {
+export async function ingestEvents(
+  deps: IngestDeps,
+  eventIds: string[],
+  round = 1,
+): Promise<Map<string, IngestResult>> {
   const unique = [...new Set(eventIds)];
   const later: string[] = [];
   const results = await $transaction(
@@ -43,7 +52,11 @@ export async function ingestEvents(deps: IngestDeps, eventIds: string[]): Promis
     },
     TRANSACTION_OPTIONS,
   );
-  for (const id of later) results.set(id, await ingestEvent(deps, id));
+  if (later.length > 1 && round < MAX_ROUNDS) {
+    for (const [id, result] of await ingestEvents(deps, later, round + 1)) results.set(id, result);
+  } else {
+    for (const id of later) results.set(id, await ingestEvent(deps, id));
+  }
   return results;
 }
 

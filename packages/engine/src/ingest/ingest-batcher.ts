@@ -30,7 +30,7 @@ export function createIngestBatcher(
   deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> },
   options: IngestBatcherOptions = {},
 ): IngestBatcher {
-  const maxBatch = options.maxBatch ?? 20;
+  const maxBatch = options.maxBatch ?? 64;
   const parallel = options.parallel ?? 2;
   const lingerMs = options.lingerMs ?? 2;
   const waiting: Waiting[] = [];

@@ -16,32 +16,74 @@ export interface IngestJobDeps extends IngestDeps {
   queues: Pick<Queues, "enqueueBulk">;
 }
 
+export interface IngestJobHandlers {
+  "ingest-event": JobHandler<"ingest-event">;
+  "ingest-events": JobHandler<"ingest-events">;
+}
+
 /**
- * The `ingest-event` job: ingest, then enqueue deliveries and digest closings after the commit.
- * A retry of a job that committed but could not enqueue re-announces the follow-ups. The last
- * failed attempt marks the event `failed` with the error (SPEC 3.2).
+ * The ingest queue's jobs: `ingest-event` (one event: a lone accept, the pending sweep) and
+ * `ingest-events` (the events of one accept batch). Both ingest, then enqueue deliveries and
+ * digest closings after the commit; every job running at once in this process shares one
+ * batcher, so their events share transactions (ingest-batcher.ts). A retry of a job that
+ * committed but could not enqueue re-announces the follow-ups. The last failed attempt marks the
+ * event `failed` with the error (SPEC 3.2); in a batch, only the events that failed.
  */
+export function ingestJobs(deps: IngestJobDeps, options: IngestBatcherOptions = {}): IngestJobHandlers {
+  const batcher = createIngestBatcher(deps, options);
+  const ingestOne = async (eventId: string): Promise<IngestJobResult> => {
+    const result = await batcher.ingest(eventId);
+    // Processed results come back with their follow-ups already enqueued.
+    if (result.status === "processed") return { status: "processed", outcomes: result.outcomes.length };
+    if (result.reason === "processed") {
+      await enqueueFollowUps(deps.queues, await followUpsOfProcessed(deps.prisma, eventId, deps.now()));
+    }
+    return { status: "skipped", reason: result.reason };
+  };
+
+  return {
+    "ingest-event": async ({ eventId }, job) => {
+      try {
+        return await ingestOne(eventId);
+      } catch (error) {
+        if (isLastAttempt(job, error)) await markEventFailed(deps.prisma, eventId, error);
+        throw error;
+      }
+    },
+    "ingest-events": async ({ eventIds }, job) => {
+      const ids = [...new Set(eventIds)];
+      const settled = await Promise.allSettled(ids.map(ingestOne));
+      const failed = ids.flatMap((eventId, i) => {
+        const s = settled[i]!;
+        return s.status === "rejected" ? [{ eventId, error: s.reason as unknown }] : [];
+      });
+      const summary = { processed: 0, skipped: 0, failed: failed.length };
+      for (const s of settled) if (s.status === "fulfilled") summary[s.value.status]++;
+      if (failed.length === 0) return summary;
+      // A retry re-runs the whole job: committed events are skipped (their follow-ups
+      // re-announced), so only the failed ones are ingested again.
+      for (const { eventId, error } of failed) {
+        if (isLastAttempt(job, error)) await markEventFailed(deps.prisma, eventId, error);
+      }
+      const retryable = failed.filter((f) => !(f.error instanceof PermanentJobError));
+      const first = (retryable[0] ?? failed[0])!;
+      const message = `${failed.length} of ${ids.length} events failed (${first.eventId}: ${errorMessage(first.error)})`;
+      throw retryable.length > 0 ? new Error(message) : new PermanentJobError(message);
+    },
+  };
+}
+
+type IngestJobResult = { status: "processed"; outcomes: number } | { status: "skipped"; reason: string };
+
+/** The `ingest-event` handler alone (tests that run one job type). */
 export function ingestEventJob(
   deps: IngestJobDeps,
   options: IngestBatcherOptions = {},
 ): JobHandler<"ingest-event"> {
-  // Jobs running at once in this process share transactions (ingest-batcher.ts).
-  const batcher = createIngestBatcher(deps, options);
-  return async ({ eventId }, job) => {
-    try {
-      // Processed results come back with their follow-ups already enqueued.
-      const result = await batcher.ingest(eventId);
-      if (result.status === "processed") return { status: "processed", outcomes: result.outcomes.length };
-      if (result.reason === "processed") {
-        await enqueueFollowUps(deps.queues, await followUpsOfProcessed(deps.prisma, eventId, deps.now()));
-      }
-      return { status: "skipped", reason: result.reason };
-    } catch (error) {
-      if (isLastAttempt(job, error)) await markEventFailed(deps.prisma, eventId, error);
-      throw error;
-    }
-  };
+  return ingestJobs(deps, options)["ingest-event"];
 }
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function isLastAttempt(job: Pick<JobContext, "attemptsMade" | "attempts">, error: unknown): boolean {
   return error instanceof PermanentJobError || job.attemptsMade + 1 >= job.attempts;
@@ -53,10 +95,9 @@ export async function markEventFailed(
   eventId: string,
   error: unknown,
 ): Promise<boolean> {
-  const message = error instanceof Error ? error.message : String(error);
   const { count } = await prisma.event.updateMany({
     where: { id: eventId, status: "pending" },
-    data: { status: "failed", error: gaveUpReason(message), attempts: { increment: 1 } },
+    data: { status: "failed", error: gaveUpReason(errorMessage(error)), attempts: { increment: 1 } },
   });
   return count === 1;
 }

@@ -5,6 +5,11 @@ import { PermanentJobError } from "../errors";
 import { retryDeadJobs } from "../dead-jobs";
 import { REDIS_URL, dropPrefix, scratchPrefix, waitFor } from "./redis-scratch";
 
+// The ingest queue also runs `ingest-events`, which these tests never enqueue.
+const unusedHandler = async (): Promise<never> => {
+  throw new Error("not enqueued by this test");
+};
+
 const prefix = scratchPrefix("dead");
 let queues: Queues;
 let workers: Worker[] = [];
@@ -48,6 +53,7 @@ describe("createWorker", () => {
         prefix,
         logger,
         processor: dispatchTo("ingest", {
+          "ingest-events": unusedHandler,
           "ingest-event": async (_payload, job) => {
             calls.push(job.attemptsMade);
             throw new Error("database busy");
@@ -143,6 +149,7 @@ describe("retryDeadJobs", () => {
         ...common,
         queue: "ingest",
         processor: dispatchTo("ingest", {
+          "ingest-events": unusedHandler,
           "ingest-event": async ({ eventId }) => {
             if (!healthy) throw new Error("database busy");
             done.push(eventId);

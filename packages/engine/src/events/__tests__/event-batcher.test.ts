@@ -56,7 +56,7 @@ const event = (n: number, extra: Partial<EventInput> = {}): EventInput => ({
 
 const settle = (promises: Promise<AcceptedEvent>[]) => Promise.allSettled(promises);
 
-it("concurrent accepts share one INSERT and one bulk enqueue, each with its own answer", async () => {
+it("concurrent accepts share one INSERT and one ingest job, each with its own answer", async () => {
   const { deps, batches } = batched();
   const accepted = await Promise.all([1, 2, 3, 4, 5].map((n) => acceptEvent(deps, BACKEND, event(n))));
   expect(batches).toEqual([5]);
@@ -79,8 +79,21 @@ it("concurrent accepts share one INSERT and one bulk enqueue, each with its own 
   ).toEqual(
     accepted.map((a, i) => [a.event.id, "pending", "api", "backend", "key_1", { order: i + 1 }, null, NOW]),
   );
+  // One `ingest-events` job for the batch, named by its first event, listing them in order.
   const jobs = await queues.queue("ingest").getJobs(["waiting", "delayed", "prioritized"]);
-  expect(jobs.map((j) => j.id).sort()).toEqual(accepted.map((a) => a.event.id).sort());
+  const ids = accepted.map((a) => a.event.id);
+  expect(jobs.map((j) => [j.id, j.name, j.data])).toEqual([
+    [`${ids[0]}-batch`, "ingest-events", { eventIds: ids }],
+  ]);
+});
+
+it("a lone accept keeps its own ingest-event job under the event id", async () => {
+  const { deps } = batched();
+  const accepted = await acceptEvent(deps, BACKEND, event(1));
+  const jobs = await queues.queue("ingest").getJobs(["waiting", "delayed", "prioritized"]);
+  expect(jobs.map((j) => [j.id, j.name, j.data])).toEqual([
+    [accepted.event.id, "ingest-event", { eventId: accepted.event.id }],
+  ]);
 });
 
 it("the answer is the stored event (read back, it serialises the same)", async () => {

@@ -4,7 +4,7 @@ import type { TestDatabase } from "@svc/testkit";
 import { acceptEvent, type AcceptEventDeps } from "../../events/accept-event";
 import { applyPolicy } from "../apply-policy";
 import { ingestEvent, type IngestDeps } from "../ingest-event";
-import { ingestEventJob, requeuePendingEventsSweep } from "../ingest-job";
+import { ingestEventJob, ingestJobs, requeuePendingEventsSweep } from "../ingest-job";
 import {
   BACKEND,
   NOW,
@@ -72,21 +72,21 @@ it("after commit, enqueues delivery at send_at and the digest's close at closes_
   expect(await queues.queue("delivery").getJob(`${message.id}-0`)).toBeDefined();
 });
 
-describe("failure", () => {
-  // Two identical addresses break the unique (recipient, channel, value): ingest throws every time.
-  async function brokenEvent() {
-    const id = await postEvent(accept, { name: "order.shipped", recipient: "broken" });
-    const twice = [
-      { channel: "email", value: "x@example.com" },
-      { channel: "email", value: "x@example.com" },
-    ];
-    await db.prisma.event.update({
-      where: { id },
-      data: { recipient_profile: { addresses: twice } as Prisma.InputJsonValue },
-    });
-    return id;
-  }
+// Two identical addresses break the unique (recipient, channel, value): ingest throws every time.
+async function brokenEvent() {
+  const id = await postEvent(accept, { name: "order.shipped", recipient: "broken" });
+  const twice = [
+    { channel: "email", value: "x@example.com" },
+    { channel: "email", value: "x@example.com" },
+  ];
+  await db.prisma.event.update({
+    where: { id },
+    data: { recipient_profile: { addresses: twice } as Prisma.InputJsonValue },
+  });
+  return id;
+}
 
+describe("failure", () => {
   it("an attempt with retries left leaves the event pending", async () => {
     const id = await brokenEvent();
     await expect(ingestEventJob(deps)({ eventId: id }, job(3))).rejects.toThrow();
@@ -117,6 +117,57 @@ describe("failure", () => {
     expect(await db.prisma.event.findUniqueOrThrow({ where: { id } })).toMatchObject({
       status: "failed",
       error: "gave up: clock unavailable",
+    });
+  });
+});
+
+describe("ingest-events (one job per accept batch)", () => {
+  const batchJob = (attemptsMade: number, attempts = 8): JobContext => ({
+    ...job(attemptsMade, attempts),
+    name: "ingest-events",
+  });
+
+  it("ingests every event of the batch, a person's two events in arrival order, and counts them", async () => {
+    const ids = [
+      await postEvent(accept, { name: "order.shipped", recipient: "ann", data: { n: 1 } }),
+      await postEvent(accept, { name: "order.other", recipient: "ann", data: { n: 2 } }),
+      await postEvent(accept, { name: "order.shipped", recipient: "ann", data: { n: 3 } }),
+    ];
+    expect(await ingestJobs(deps)["ingest-events"]({ eventIds: [...ids, ids[0]!] }, batchJob(0))).toEqual({
+      processed: 3,
+      skipped: 0,
+      failed: 0,
+    });
+    expect(await db.prisma.message.count({ where: { event_id: { in: ids } } })).toBe(2);
+    // One person's events go in successive transactions, first to last (xmin: the writing one).
+    const rows = await db.prisma.$queryRawUnsafe<{ id: string; status: string; tx: string }[]>(
+      `SELECT id, status::text, xmin::text AS tx FROM events WHERE id = ANY($1::text[])`,
+      ids,
+    );
+    const byTx = [...rows].sort((a, b) => Number(a.tx) - Number(b.tx));
+    expect(byTx.map((r) => [r.id, r.status])).toEqual(ids.map((id) => [id, "processed"]));
+    expect(new Set(rows.map((r) => r.tx)).size).toBe(3);
+  });
+
+  it("a failing event fails alone: the others commit; the job retries; the last attempt marks only it failed", async () => {
+    const good = await postEvent(accept, { name: "order.shipped", recipient: "ann" });
+    const broken = await brokenEvent();
+    const handlers = ingestJobs(deps);
+    await expect(handlers["ingest-events"]({ eventIds: [good, broken] }, batchJob(0))).rejects.toThrow(
+      `1 of 2 events failed (${broken}: `,
+    );
+    expect((await db.prisma.event.findUniqueOrThrow({ where: { id: good } })).status).toBe("processed");
+    expect((await db.prisma.event.findUniqueOrThrow({ where: { id: broken } })).status).toBe("pending");
+
+    // The retry finds the good one done (its delivery re-announced) and fails the broken one again.
+    await queues.queue("delivery").obliterate({ force: true });
+    await expect(handlers["ingest-events"]({ eventIds: [good, broken] }, batchJob(7))).rejects.toThrow();
+    const message = await db.prisma.message.findFirstOrThrow({ where: { event_id: good } });
+    expect(await queues.queue("delivery").getJob(`${message.id}-0`)).toBeDefined();
+    expect(await db.prisma.message.count({ where: { event_id: good } })).toBe(1);
+    expect(await db.prisma.event.findUniqueOrThrow({ where: { id: broken } })).toMatchObject({
+      status: "failed",
+      error: expect.stringMatching(/^gave up: /) as unknown,
     });
   });
 });
