@@ -14,6 +14,7 @@ import {
   closeDigestJob,
   closeDueDigestsSweep,
   deliverMessageJob,
+  deliverMessagesJob,
   deliverySweeps,
   ingestJobs,
   inlineDelivery,
@@ -74,6 +75,7 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
       // Ingest composes inline; apply-policy (re)composes one (event, rule) when a job asks for it.
       "apply-policy": applyPolicyJob(deps),
       "deliver-message": deliver,
+      "deliver-messages": deliverMessagesJob(deliver),
       "close-digest": closeDigestJob(deps),
     },
     sweeps,

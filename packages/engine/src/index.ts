@@ -57,6 +57,7 @@ export * from "./delivery/screening-gate";
 export * from "./delivery/delivery-run";
 export * from "./delivery/deliver-message";
 export * from "./delivery/deliver-message-job";
+export * from "./delivery/delivery-jobs";
 export * from "./delivery/inline-delivery";
 export * from "./delivery/delivery-sweeps";
 export * from "./engagement/record-engagement";

@@ -31,6 +31,16 @@ const samples: { [N in JobName]: { payload: JobPayload<N>; queue: string; id: st
     queue: "delivery",
     id: "msg_01J0BBBBBBBBBBBBBBBBBBBBBB-3",
   },
+  "deliver-messages": {
+    payload: {
+      messages: [
+        { messageId: "msg_01J0BBBBBBBBBBBBBBBBBBBBBB", generation: 3 },
+        { messageId: "msg_01J0BBBBBBBBBBBBBBBBBBBBBC", generation: 0 },
+      ],
+    },
+    queue: "delivery",
+    id: "msg_01J0BBBBBBBBBBBBBBBBBBBBBB-3-batch",
+  },
   "close-digest": { payload: { digestId: "dig_01J0CC" }, queue: "digests", id: "dig_01J0CC" },
   "screen-message": { payload: { messageId: "msg_01J0DD" }, queue: "screening", id: "msg_01J0DD" },
   "send-callback": { payload: { callbackId: "cbk_01J0EE" }, queue: "callbacks", id: "cbk_01J0EE" },
@@ -51,12 +61,17 @@ describe("job catalog", () => {
     expect(QUEUE_NAMES.map((queue) => [queue, jobNamesOf(queue)])).toEqual([
       ["ingest", ["ingest-event", "ingest-events"]],
       ["policy", ["apply-policy"]],
-      ["delivery", ["deliver-message"]],
+      ["delivery", ["deliver-message", "deliver-messages"]],
       ["digests", ["close-digest"]],
       ["screening", ["screen-message"]],
       ["callbacks", ["send-callback"]],
       ["scheduler", ["sweep"]],
     ]);
+  });
+
+  it("a batch job needs at least one id", () => {
+    expect(() => jobIdFor("ingest-events", { eventIds: [] })).toThrow(InvalidJobIdError);
+    expect(() => jobIdFor("deliver-messages", { messages: [] })).toThrow(InvalidJobIdError);
   });
 
   it("a new generation is a new delivery job", () => {

@@ -20,6 +20,8 @@ export interface JobPayloads {
   "ingest-events": { eventIds: string[] };
   "apply-policy": { eventId: string; ruleKey: string };
   "deliver-message": { messageId: string; generation: number };
+  /** Messages one ingest batch queued for now: one job instead of one per message. */
+  "deliver-messages": { messages: { messageId: string; generation: number }[] };
   "close-digest": { digestId: string };
   "screen-message": { messageId: string };
   "send-callback": { callbackId: string };
@@ -61,6 +63,13 @@ export const JOBS: { [N in JobName]: JobDefinition<N> } = {
   "deliver-message": {
     queue: "delivery",
     jobId: (p) => `${p.messageId}-${p.generation}`,
+    backoffMs: 5_000,
+  },
+  // Named by its first message (a generation is queued by one ingest batch only); its own id, so
+  // a message's `deliver-message` job (a retry, a sweep) is never swallowed by it.
+  "deliver-messages": {
+    queue: "delivery",
+    jobId: (p) => batchJobId(p.messages.map((m) => `${m.messageId}-${m.generation}`)),
     backoffMs: 5_000,
   },
   "close-digest": { queue: "digests", jobId: (p) => p.digestId, backoffMs: 5_000 },

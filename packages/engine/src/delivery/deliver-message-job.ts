@@ -24,6 +24,28 @@ export function deliverMessageJob(deps: DeliveryJobDeps): JobHandler<"deliver-me
 }
 
 /**
+ * The `deliver-messages` job: the messages one ingest batch queued for now, each delivered as by
+ * its own job (so they share the worker's batched queries). If any throws, the job fails and its
+ * retry runs them all again: the claim is a compare-and-set on status and generation, so the ones
+ * already handled are no-ops and only the rest are tried.
+ */
+export function deliverMessagesJob(deliver: JobHandler<"deliver-message">): JobHandler<"deliver-messages"> {
+  return async ({ messages }, job) => {
+    const context = { ...job, name: "deliver-message" as const };
+    const settled = await Promise.allSettled(messages.map((m) => deliver(m, context)));
+    const failed = settled.flatMap((s, i) =>
+      s.status === "rejected" ? [{ m: messages[i]!, error: s.reason }] : [],
+    );
+    if (failed.length === 0) return { delivered: messages.length };
+    const first = failed[0]!;
+    const reason = first.error instanceof Error ? first.error.message : String(first.error);
+    throw new Error(
+      `${failed.length} of ${messages.length} deliveries failed (${first.m.messageId}: ${reason})`,
+    );
+  };
+}
+
+/**
  * Link values from the message's nonce and the person's preference token (their hashes stored for
  * lookup), for the jobs running at once in one round trip. Without `SVC_SECRET_KEY` (only a bare
  * test setup) placeholders are left empty.

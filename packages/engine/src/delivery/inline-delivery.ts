@@ -6,8 +6,9 @@ import {
   type JobPayload,
   type Queues,
 } from "@svc/queue";
+import { deliveryJobsFor } from "./delivery-jobs";
 
-// Skips the queue hop for messages due now (docs/delivery.md "Inline delivery"): a process that
+// Skips the queue hop for messages due now (`deliver-message`, and each of a `deliver-messages` batch) (docs/delivery.md "Inline delivery"): a process that
 // runs both ingest and delivery hands ingest's due `deliver-message` follow-ups straight to the
 // delivery handler instead of a round trip through Redis. The guarantees stay those of a lost job:
 // the row is committed `queued` before anything here runs, so a crash leaves it to `requeue-due`
@@ -70,26 +71,44 @@ export function inlineDelivery(options: InlineDeliveryOptions): InlineDelivery {
     return id;
   };
 
+  // A due item of ingest: runs here what fits under the limit; returns what is left to enqueue.
+  const takeDue = (item: BulkItem): BulkItem[] => {
+    if (item.name === "deliver-message") {
+      if (running.size >= options.limit) return [item];
+      start(item.payload as JobPayload<"deliver-message">);
+      return [];
+    }
+    const messages = (item as BulkItem<"deliver-messages">).payload.messages;
+    const left = messages.filter((m) => {
+      if (running.size >= options.limit) return true;
+      start(m);
+      return false;
+    });
+    return left.length === messages.length ? [item] : deliveryJobsFor(left);
+  };
+
   return {
     queues: {
       async enqueueBulk(items: readonly BulkItem[]) {
         const now = options.now().getTime();
-        const ids: (string | undefined)[] = items.map((item) => {
+        const rest: BulkItem[] = [];
+        // Per input item: its id when it went to Redis as it was, else its catalog id.
+        const passed: boolean[] = [];
+        for (const item of items) {
           const due =
-            item.name === "deliver-message" &&
+            (item.name === "deliver-message" || item.name === "deliver-messages") &&
             (item.opts?.sendAt?.getTime() ?? now) <= now &&
             !item.opts?.delay &&
             !item.opts?.jobId;
-          if (!due || running.size >= options.limit) return undefined;
-          return start(item.payload as JobPayload<"deliver-message">);
-        });
-        const rest = items.filter((_, i) => ids[i] === undefined);
-        if (rest.length > 0) {
-          const enqueued = await options.queues.enqueueBulk(rest);
-          let next = 0;
-          for (let i = 0; i < ids.length; i++) if (ids[i] === undefined) ids[i] = enqueued[next++];
+          const left = due ? takeDue(item) : [item];
+          passed.push(left.length === 1 && left[0] === item);
+          rest.push(...left);
         }
-        return ids as string[];
+        const enqueued = rest.length > 0 ? await options.queues.enqueueBulk(rest) : [];
+        const byItem = new Map(rest.map((item, i) => [item, enqueued[i]!]));
+        return items.map((item, i) =>
+          passed[i] ? byItem.get(item)! : jobIdFor(item.name, item.payload as never),
+        );
       },
     },
     get inFlight() {

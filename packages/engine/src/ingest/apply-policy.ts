@@ -70,7 +70,7 @@ export function applyPolicyJob(
 ): JobHandler<"apply-policy"> {
   return async (payload) => {
     const result = await applyPolicy(deps, payload);
-    if (result.status === "composed") await enqueueFollowUps(deps.queues, result.followUps);
+    if (result.status === "composed") await enqueueFollowUps(deps.queues, result.followUps, deps.now());
     return result.status === "composed" ? { status: result.status, outcome: result.outcome } : result;
   };
 }

@@ -1,4 +1,5 @@
 import type { BulkItem, Queues } from "@svc/queue";
+import { deliveryJobsFor } from "../delivery/delivery-jobs";
 import type { PrismaClient } from "@svc/store";
 import type { DigestJoin } from "./join-digest";
 
@@ -9,16 +10,22 @@ export interface FollowUps {
 }
 
 /**
- * One bulk round trip. `close-digest` runs at `closes_at` under the digest's stable job id; a
- * digest that reached `send_after` gets a second job id that runs now, since BullMQ ignores an add
- * whose id (the delayed one) still exists. Closing twice is a no-op for the closer.
+ * One bulk round trip. Deliveries due now go as `deliver-messages` jobs (delivery-jobs.ts)
+ * (one job, not one per message); later ones wait as their own delayed `deliver-message` job.
+ * `close-digest` runs at `closes_at` under the digest's stable job id; a digest that reached
+ * `send_after` gets a second job id that runs now, since BullMQ ignores an add whose id (the
+ * delayed one) still exists. Closing twice is a no-op for the closer.
  */
 export async function enqueueFollowUps(
   queues: Pick<Queues, "enqueueBulk">,
   followUps: FollowUps,
+  now: Date,
 ): Promise<void> {
+  const due = followUps.deliveries.filter((d) => d.sendAt.getTime() <= now.getTime());
+  const later = followUps.deliveries.filter((d) => d.sendAt.getTime() > now.getTime());
   const items: BulkItem[] = [
-    ...followUps.deliveries.map((d): BulkItem<"deliver-message"> => ({
+    ...deliveryJobsFor(due.map((d) => ({ messageId: d.messageId, generation: d.generation }))),
+    ...later.map((d): BulkItem<"deliver-message"> => ({
       name: "deliver-message",
       payload: { messageId: d.messageId, generation: d.generation },
       opts: { sendAt: d.sendAt },

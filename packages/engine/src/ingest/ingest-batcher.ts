@@ -74,7 +74,7 @@ export function createIngestBatcher(
       followUps.digests.push(...result.followUps.digests);
     }
     try {
-      await enqueueFollowUps(deps.queues, followUps);
+      await enqueueFollowUps(deps.queues, followUps, deps.now());
     } catch (error) {
       // Committed but not announced: each job's retry re-announces (followUpsOfProcessed).
       for (const w of batch) {
@@ -103,7 +103,7 @@ async function ingestAlone(
 ): Promise<void> {
   try {
     const result = await ingestEvent(deps, w.eventId);
-    if (result.status === "processed") await enqueueFollowUps(deps.queues, result.followUps);
+    if (result.status === "processed") await enqueueFollowUps(deps.queues, result.followUps, deps.now());
     w.resolve(result);
   } catch (error) {
     w.reject(error);

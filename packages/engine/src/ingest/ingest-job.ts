@@ -36,7 +36,8 @@ export function ingestJobs(deps: IngestJobDeps, options: IngestBatcherOptions = 
     // Processed results come back with their follow-ups already enqueued.
     if (result.status === "processed") return { status: "processed", outcomes: result.outcomes.length };
     if (result.reason === "processed") {
-      await enqueueFollowUps(deps.queues, await followUpsOfProcessed(deps.prisma, eventId, deps.now()));
+      const now = deps.now();
+      await enqueueFollowUps(deps.queues, await followUpsOfProcessed(deps.prisma, eventId, now), now);
     }
     return { status: "skipped", reason: result.reason };
   };

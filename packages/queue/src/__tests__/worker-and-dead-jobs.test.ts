@@ -5,7 +5,7 @@ import { PermanentJobError } from "../errors";
 import { retryDeadJobs } from "../dead-jobs";
 import { REDIS_URL, dropPrefix, scratchPrefix, waitFor } from "./redis-scratch";
 
-// The ingest queue also runs `ingest-events`, which these tests never enqueue.
+// Batch jobs (`ingest-events`, `deliver-messages`) share their queues; these tests never enqueue them.
 const unusedHandler = async (): Promise<never> => {
   throw new Error("not enqueued by this test");
 };
@@ -112,6 +112,7 @@ describe("createWorker", () => {
         prefix,
         isPermanent: (err) => err instanceof HttpStatusError && err.status < 500,
         processor: dispatchTo("delivery", {
+          "deliver-messages": unusedHandler,
           "deliver-message": async () => {
             calls += 1;
             throw makeError();

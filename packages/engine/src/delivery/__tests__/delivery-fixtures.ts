@@ -10,7 +10,7 @@ import { createQueues, createWorker, dispatchTo, type Queues } from "@svc/queue"
 import { Prisma, type MessageRow, type PrismaClient } from "@svc/store";
 import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
 import type { Worker } from "bullmq";
-import { deliverMessageJob } from "../deliver-message-job";
+import { deliverMessageJob, deliverMessagesJob } from "../deliver-message-job";
 import type { DeliveryDeps } from "../delivery-types";
 
 export const HOOK_SECRET = "delivery-test-hook-secret";
@@ -144,7 +144,10 @@ export async function startBench(name: string, worker: Record<string, unknown> =
     startWorker() {
       const w = createWorker({
         queue: "delivery",
-        processor: dispatchTo("delivery", { "deliver-message": job }),
+        processor: dispatchTo("delivery", {
+          "deliver-message": job,
+          "deliver-messages": deliverMessagesJob(job),
+        }),
         redisUrl: redis.redisUrl,
         prefix: redis.prefix,
         concurrency: 5,
