@@ -9,6 +9,7 @@ import { operationRouter } from "./http/operation-router";
 import { requestPath } from "./http/problem";
 import { probesRouter, type ReadinessCheck } from "./http/probes";
 import { requestContext } from "./http/request-context";
+import { series } from "./http/middleware-series";
 import { assertValidOpenApiDocument } from "./openapi/assert-valid";
 import { loadOpenApiDocument, type OpenApiDocument } from "./openapi/load-openapi";
 
@@ -40,8 +41,13 @@ export interface AppDeps {
   apiDocument?: OpenApiDocument;
 }
 
+/** A documented operation nobody implemented. */
+const notImplemented: RequestHandler = (req, _res, next) =>
+  next(new AppError("not_found", `No endpoint at ${req.method} ${requestPath(req)}`));
+
 // Order matters: context and access log; docs; unvalidated mounts; body parsing (errors held);
 // route matching; beforeValidation (auth); held body errors; validation; routes; problem handler.
+// Steps that run on every request share one router layer each (see middleware-series).
 export function createApp(deps: AppDeps): Express {
   const doc = deps.apiDocument ?? loadOpenApiDocument();
   assertValidOpenApiDocument(doc); // fail at start, not on the first request
@@ -49,32 +55,29 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
 
-  app.use(requestContext(deps.logger));
   const docs = docsRouter(doc);
-  app.use((req, res, next) =>
-    req.method === "GET" || req.method === "HEAD" ? docs(req, res, next) : next(),
-  );
+  const docsForReads: RequestHandler = (req, res, next) =>
+    req.method === "GET" || req.method === "HEAD" ? docs(req, res, next) : next();
+  app.use(series(requestContext(deps.logger), docsForReads));
   deps.mountUnvalidated?.(app);
-
-  app.use(
-    jsonBodyParser({
-      maxBodyBytes: deps.config.api.max_body_bytes,
-      maxBroadcastBodyBytes: deps.config.api.max_broadcast_body_bytes,
-    }),
-  );
-  app.use(holdBodyError);
-  app.use(...openapi.matchRoute);
-  if (deps.beforeValidation?.length) app.use(...deps.beforeValidation);
-  app.use(raiseHeldBodyError, ...openapi.validate);
 
   const routes = operationRouter();
   routes.router.use(probesRouter(deps.readinessChecks ?? {}, deps.logger, deps.readinessTimeoutMs));
   deps.routes?.(routes.router);
-  app.use(routes.handle);
-
-  // A documented operation nobody implemented.
-  app.use((req, _res, next) =>
-    next(new AppError("not_found", `No endpoint at ${req.method} ${requestPath(req)}`)),
+  app.use(
+    series(
+      jsonBodyParser({
+        maxBodyBytes: deps.config.api.max_body_bytes,
+        maxBroadcastBodyBytes: deps.config.api.max_broadcast_body_bytes,
+      }),
+      holdBodyError,
+      ...openapi.matchRoute,
+      ...(deps.beforeValidation ?? []),
+      raiseHeldBodyError,
+      ...openapi.validate,
+      routes.handle,
+      notImplemented,
+    ),
   );
   app.use(errorHandler(deps.logger));
   return app;

@@ -20,10 +20,10 @@ export function requestContext(logger: Logger): RequestHandler {
     const requestId = acceptRequestId(typeof header === "string" ? header : undefined);
     res.locals.requestId = requestId;
     res.setHeader(REQUEST_ID_HEADER, requestId);
-    const started = process.hrtime.bigint();
     withLogContext({ request_id: requestId }, () => {
-      // Below `info` there is no access log: nothing to build, no listener to call.
+      // Below `info` there is no access log: nothing to build, no listener to call, no clock read.
       if (!logger.isInfoEnabled()) return next();
+      const started = process.hrtime.bigint();
       const context = getLogContext() ?? {};
       res.once("close", () => {
         const route = (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;

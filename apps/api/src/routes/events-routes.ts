@@ -8,13 +8,14 @@ import {
   type EventInput,
 } from "@svc/engine";
 import { principalOf } from "../auth/require-key";
+import { sendJson } from "../http/send-json";
 
 export function eventsRoutes(router: Router, deps: AcceptEventDeps) {
   // One batcher per app: concurrent accepts share an INSERT and a bulk enqueue (group commit).
   const accept = { ...deps, eventBatcher: deps.eventBatcher ?? createEventBatcher(deps) };
   router.post("/v1/events", async (req, res) => {
     const { event, duplicate } = await acceptEvent(accept, principalOf(res), req.body as EventInput);
-    res.status(duplicate ? 200 : 202).json({ ...event, duplicate });
+    sendJson(res, duplicate ? 200 : 202, { ...event, duplicate });
   });
   router.get("/v1/events", async (req, res) => {
     const page = {
