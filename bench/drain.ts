@@ -406,6 +406,10 @@ work was cutting round trips):
   message (delivery stage alone 174 → 1,100 messages/s).
 - Ingest's messages due now are delivered in the same process, without a trip through the
   delivery queue (events → sent 250 → 369 messages/s and paced p50 312 → 136 ms in one A/B run).
+- One ingest job per accept batch (\`ingest-events\`) instead of one per event, and one
+  \`deliver-messages\` job per ingest batch when delivery runs elsewhere: BullMQ runs a Lua script
+  per job even in \`addBulk\`, so jobs per message were most of the Redis work (events → sent
+  741 → 1,333 messages/s; the chain made 749 in the same run).
 - Sweeps bump up to 500 stuck rows in one statement (\`FOR UPDATE SKIP LOCKED\`).
 - Rounds vary a lot on this shared 2-core box (other benchmarks ran at the same time); the ratio
   compares systems run back to back in each round.
