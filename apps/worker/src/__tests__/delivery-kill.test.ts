@@ -7,7 +7,7 @@ import { composeMessage, deliveryJobsFor } from "@svc/engine";
 import { createQueues, type Queues } from "@svc/queue";
 import { $transaction, lockRecipient } from "@svc/store";
 import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
-import { startFixture, stopChild, waitFor, type ChildWorker } from "./harness";
+import { startFixture, stopChild, waitFor, type ChildWorker, startWarmWorker } from "./harness";
 
 // DECISIONS "Channels and providers": a worker SIGKILLed again and again during a 2,000-message
 // drain strands nothing. Every message ends `sent`, the receiving end saw every message id, and
@@ -76,12 +76,6 @@ const spawnWorker = () => {
   children.push(child);
   return child;
 };
-
-async function go(worker: ChildWorker): Promise<void> {
-  await worker.line(/^loaded$/, 60_000);
-  worker.process.kill("SIGUSR2");
-  await worker.line(/^ready$/, 30_000);
-}
 
 async function sentIds(): Promise<Set<string>> {
   const rows = await db.prisma.message.findMany({ where: { status: "sent" }, select: { id: true } });
@@ -182,7 +176,7 @@ test(
     let worker = warm!;
     for (let kill = 0; kill < KILLS; kill++) {
       const before = sink.ids.length;
-      await go(worker);
+      await startWarmWorker(worker);
       const following = spawnWorker(); // compiles while this one drains
       await waitFor(async () => sink.ids.length >= before + REQUESTS_BEFORE_KILL, 60_000);
       worker.process.kill("SIGKILL");
@@ -193,7 +187,7 @@ test(
       worker = following;
     }
 
-    await go(worker);
+    await startWarmWorker(worker);
     await waitFor(
       async () => (await db.prisma.message.count({ where: { status: "sent" } })) === TOTAL,
       90_000,

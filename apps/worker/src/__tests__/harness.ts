@@ -106,6 +106,16 @@ export function startFixture(name: string, env: Record<string, string>): ChildWo
 }
 
 /** Kills a still-running child (a failed test must not leave workers behind). */
+/**
+ * A fixture started with START_ON_SIGNAL waits, loaded, for SIGUSR2: start its workers now and
+ * resolve once they run (so a test kills a worker mid-work, not mid-start).
+ */
+export async function startWarmWorker(worker: ChildWorker): Promise<void> {
+  await worker.line(/^loaded$/, 60_000);
+  worker.process.kill("SIGUSR2");
+  await worker.line(/^ready$/, 30_000);
+}
+
 export async function stopChild(worker: ChildWorker | undefined): Promise<void> {
   if (!worker || worker.process.exitCode !== null || worker.process.signalCode !== null) return;
   worker.process.kill("SIGKILL");

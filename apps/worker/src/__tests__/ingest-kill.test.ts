@@ -4,7 +4,7 @@ import { newId } from "@svc/core";
 import { ingestJobFor } from "@svc/engine";
 import { createQueues, type BulkItem, type Queues } from "@svc/queue";
 import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
-import { startFixture, stopChild, waitFor, type ChildWorker } from "./harness";
+import { startFixture, stopChild, waitFor, type ChildWorker, startWarmWorker } from "./harness";
 
 // SPEC/DECISIONS "Nothing is lost" for the accept path's batch jobs: a worker SIGKILLed again and
 // again while it drains 2,000 pending events, queued as `ingest-events` jobs of 16 the way the
@@ -65,12 +65,6 @@ const spawnWorker = () => {
   children.push(child);
   return child;
 };
-
-async function go(worker: ChildWorker): Promise<void> {
-  await worker.line(/^loaded$/, 60_000);
-  worker.process.kill("SIGUSR2");
-  await worker.line(/^ready$/, 30_000);
-}
 
 const processedCount = () => db.prisma.event.count({ where: { status: "processed" } });
 
@@ -165,7 +159,7 @@ test(
     const perKill: { jobs: number; events: number; committed: number }[] = [];
     let worker = warm!;
     for (let kill = 0; kill < KILLS; kill++) {
-      await go(worker);
+      await startWarmWorker(worker);
       const following = spawnWorker(); // compiles while this one drains
       // Jobs orphaned twice complete before the next kill: a rerun may be killed too, but a job
       // orphaned three times counts for BullMQ as one that crashes its workers (maxStalledCount
@@ -199,7 +193,7 @@ test(
       worker = following;
     }
 
-    await go(worker);
+    await startWarmWorker(worker);
     await feed(KILLS);
     expect(jobIds).toHaveLength(TOTAL / PER_JOB);
     const counts = await waitFor(async () => {
