@@ -1,10 +1,12 @@
-import { generateKeyPairSync, verify } from "node:crypto";
+import { generateKeyPairSync } from "node:crypto";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { apnsId } from "../apns-provider";
 import { createProvider } from "../create-provider";
 import type { Provider, SendResult } from "../provider";
-import { channel, NOW, refusedPort, sendRequest } from "./fixtures";
+import { decodeJwt } from "./decode-jwt";
+import { channel, NOW, sendRequest } from "./fixtures";
+import { itClassifies, itRetriesARefusedConnection } from "./provider-cases";
 
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
 const P8 = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
@@ -62,19 +64,8 @@ async function startApnsServer() {
   return { state, close, dropConnections };
 }
 
-function decodeJwt(jwt: string) {
-  const [header, claims, signature] = jwt.split(".");
-  return {
-    header: JSON.parse(Buffer.from(header ?? "", "base64url").toString()),
-    claims: JSON.parse(Buffer.from(claims ?? "", "base64url").toString()),
-    valid: verify(
-      "sha256",
-      Buffer.from(`${header}.${claims}`),
-      { key: publicKey, dsaEncoding: "ieee-p1363" },
-      Buffer.from(signature ?? "", "base64url"),
-    ),
-  };
-}
+/** The provider token, checked against the key pair whose private half the channel holds. */
+const decodeToken = (jwt: string) => decodeJwt(jwt, { key: publicKey, dsaEncoding: "ieee-p1363" });
 
 describe("apns provider", () => {
   let apns: Awaited<ReturnType<typeof startApnsServer>>;
@@ -125,7 +116,7 @@ describe("apns provider", () => {
     expect(received?.headers["apns-collapse-id"]).toBeUndefined();
     const authorization = String(received?.headers.authorization);
     expect(authorization).toMatch(/^bearer /);
-    const jwt = decodeJwt(authorization.slice("bearer ".length));
+    const jwt = decodeToken(authorization.slice("bearer ".length));
     expect(jwt).toEqual({
       header: { alg: "ES256", typ: "JWT", kid: "ABC123DEFG" },
       claims: { iss: "TEAM123456", iat: NOW.getTime() / 1000 },
@@ -171,7 +162,7 @@ describe("apns provider", () => {
     clock = new Date(NOW.getTime() + 50 * 60_000);
     await provider.send(request);
     const tokens = apns.state.received.map(
-      (received) => decodeJwt(String(received.headers.authorization).slice(7)).claims.iat,
+      (received) => decodeToken(String(received.headers.authorization).slice(7)).claims.iat,
     );
     expect(tokens).toEqual([NOW.getTime() / 1000, NOW.getTime() / 1000, NOW.getTime() / 1000 + 3000]);
     expect(apns.state.sessions).toBe(1);
@@ -188,7 +179,7 @@ describe("apns provider", () => {
     clock = new Date(NOW.getTime() + 60_000);
     await provider.send(request);
     const iats = apns.state.received.map(
-      (received) => decodeJwt(String(received.headers.authorization).slice(7)).claims.iat,
+      (received) => decodeToken(String(received.headers.authorization).slice(7)).claims.iat,
     );
     expect(iats).toEqual([NOW.getTime() / 1000, NOW.getTime() / 1000 + 60]);
   });
@@ -235,10 +226,11 @@ describe("apns provider", () => {
       { ok: false, retryable: true, error: "apns 503 ServiceUnavailable" },
     ],
   ];
-  it.each(cases)("classifies %s", async (_label, answer, expected) => {
-    apns.state.answer = answer;
-    await expect(provider.send(request)).resolves.toEqual(expected);
-  });
+  itClassifies(
+    cases,
+    (answer) => (apns.state.answer = answer),
+    () => provider.send(request),
+  );
 
   it("retries a timeout, then works again on the same connection", async () => {
     await provider.close?.();
@@ -274,14 +266,10 @@ describe("apns provider", () => {
     });
   });
 
-  it("retries a refused connection", async () => {
+  itRetriesARefusedConnection("apns", async (origin) => {
     await provider.close?.();
-    provider = make({ base_url: `http://127.0.0.1:${await refusedPort()}` });
-    await expect(provider.send(request)).resolves.toEqual({
-      ok: false,
-      retryable: true,
-      error: "apns connection failed (ECONNREFUSED)",
-    });
+    provider = make({ base_url: origin });
+    return provider.send(request);
   });
 
   it("rejects a key that is not an EC private key at start", () => {

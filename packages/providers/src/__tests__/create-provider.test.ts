@@ -1,8 +1,8 @@
 import { ConfigError } from "@svc/config";
 import { createProvider, createProviders } from "../create-provider";
-import { channel, NOW } from "./fixtures";
+import { channel, providerContext } from "./fixtures";
 
-const context = { env: { HOOK_SECRET: "s", TWILIO_AUTH_TOKEN: "t" }, now: () => NOW };
+const context = providerContext({ HOOK_SECRET: "s", TWILIO_AUTH_TOKEN: "t" });
 
 function issuesOf(run: () => unknown) {
   try {

@@ -1,7 +1,7 @@
 import { createProvider } from "../create-provider";
 import { FailoverProvider } from "../failover-provider";
 import type { Provider, SendResult } from "../provider";
-import { channel, NOW, sendRequest, startHttpServer } from "./fixtures";
+import { channel, NOW, sendRequest, useHttpServer } from "./fixtures";
 
 function fixed(name: string, result: SendResult, calls: string[]): Provider {
   return {
@@ -14,23 +14,20 @@ function fixed(name: string, result: SendResult, calls: string[]): Provider {
 }
 
 describe("failover across real providers", () => {
+  const server = useHttpServer([{ status: 503 }]);
+
   it("sends through the second provider when the first answers 503", async () => {
-    const server = await startHttpServer([{ status: 503 }]);
-    try {
-      const lines: string[] = [];
-      const provider = createProvider(
-        "hook",
-        channel({ providers: ["webhook", "console"], url: server.url, secret_env: "HOOK_SECRET" }),
-        { env: { HOOK_SECRET: "s" }, now: () => NOW, stream: { write: (line: string) => lines.push(line) } },
-      );
-      expect(provider).toBeInstanceOf(FailoverProvider);
-      expect(provider.name).toBe("webhook,console");
-      await expect(provider.send(sendRequest())).resolves.toEqual({ ok: true, provider: "console" });
-      expect(server.requests).toHaveLength(1);
-      expect(lines).toHaveLength(1);
-    } finally {
-      await server.close();
-    }
+    const lines: string[] = [];
+    const provider = createProvider(
+      "hook",
+      channel({ providers: ["webhook", "console"], url: server.url, secret_env: "HOOK_SECRET" }),
+      { env: { HOOK_SECRET: "s" }, now: () => NOW, stream: { write: (line: string) => lines.push(line) } },
+    );
+    expect(provider).toBeInstanceOf(FailoverProvider);
+    expect(provider.name).toBe("webhook,console");
+    await expect(provider.send(sendRequest())).resolves.toEqual({ ok: true, provider: "console" });
+    expect(server.requests).toHaveLength(1);
+    expect(lines).toHaveLength(1);
   });
 });
 

@@ -1,32 +1,12 @@
-import { generateKeyPairSync, verify } from "node:crypto";
+import { generateKeyPairSync } from "node:crypto";
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
-import {
-  channel,
-  NOW,
-  sendRequest,
-  startHttpServer,
-  type RecordedRequest,
-  type Reply,
-  type TestHttpServer,
-} from "./fixtures";
+import { decodeJwt } from "./decode-jwt";
+import { channel, NOW, sendRequest, useHttpServer, type RecordedRequest, type Reply } from "./fixtures";
+import { itClassifies, itRetriesATimeout } from "./provider-cases";
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
 const PEM = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
-
-function decodeJwt(jwt: string) {
-  const [header, claims, signature] = jwt.split(".");
-  return {
-    header: JSON.parse(Buffer.from(header ?? "", "base64url").toString()),
-    claims: JSON.parse(Buffer.from(claims ?? "", "base64url").toString()),
-    valid: verify(
-      "sha256",
-      Buffer.from(`${header}.${claims}`),
-      publicKey,
-      Buffer.from(signature ?? "", "base64url"),
-    ),
-  };
-}
 
 const fcmError = (status: number, rpcStatus: string, errorCode?: string): Reply => ({
   status,
@@ -43,7 +23,7 @@ const fcmError = (status: number, rpcStatus: string, errorCode?: string): Reply 
 });
 
 describe("fcm provider", () => {
-  let server: TestHttpServer;
+  const server = useHttpServer();
   let clock: Date;
   let sendReply: Reply;
   let tokenReply: Reply;
@@ -51,12 +31,11 @@ describe("fcm provider", () => {
   const tokenRequests = () => server.requests.filter((request) => request.url === "/token");
   const sends = () => server.requests.filter((request) => request.url !== "/token");
 
-  beforeEach(async () => {
+  beforeEach(() => {
     clock = NOW;
     tokensIssued = 0;
     sendReply = { status: 200, body: { name: "projects/shop-app/messages/0:123" } };
     tokenReply = { status: 200, body: {} };
-    server = await startHttpServer();
     server.route = (request: RecordedRequest) => {
       if (request.url !== "/token") return sendReply;
       if (tokenReply.status !== 200) return tokenReply;
@@ -67,7 +46,6 @@ describe("fcm provider", () => {
       };
     };
   });
-  afterEach(() => server.close());
 
   const fcm = (settings: Record<string, unknown> = {}) =>
     createProvider(
@@ -104,7 +82,7 @@ describe("fcm provider", () => {
     expect(exchange?.headers["content-type"]).toBe("application/x-www-form-urlencoded");
     const form = new URLSearchParams(exchange?.body.toString());
     expect(form.get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
-    const jwt = decodeJwt(form.get("assertion") ?? "");
+    const jwt = decodeJwt(form.get("assertion") ?? "", publicKey);
     expect(jwt.valid).toBe(true);
     expect(jwt.header).toEqual({ alg: "RS256", typ: "JWT", kid: "key-1" });
     const iat = NOW.getTime() / 1000;
@@ -224,10 +202,11 @@ describe("fcm provider", () => {
       { ok: false, retryable: true, error: "fcm 503 UNAVAILABLE" },
     ],
   ];
-  it.each(cases)("classifies %s", async (_label, reply, expected) => {
-    sendReply = reply;
-    await expect(fcm().send(request)).resolves.toEqual(expected);
-  });
+  itClassifies(
+    cases,
+    (reply) => (sendReply = reply),
+    () => fcm().send(request),
+  );
 
   it.each([
     [
@@ -244,13 +223,11 @@ describe("fcm provider", () => {
     expect(sends()).toHaveLength(0);
   });
 
-  it("retries a timeout", async () => {
-    sendReply = { status: 200, hang: true };
-    await expect(fcm({ timeout_ms: 100 }).send(request)).resolves.toEqual({
-      ok: false,
-      retryable: true,
-      error: "fcm timeout after 100 ms",
-    });
+  itRetriesATimeout({
+    provider: "fcm",
+    timeoutMs: 100,
+    hang: () => (sendReply = { status: 200, hang: true }),
+    send: (timeoutMs) => fcm({ timeout_ms: timeoutMs }).send(request),
   });
 
   it("names the setting when the service account is unusable", () => {

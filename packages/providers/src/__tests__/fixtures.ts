@@ -2,8 +2,8 @@
 import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
-import type { ChannelConfig } from "@svc/config";
-import type { SendRequest } from "../provider";
+import type { ChannelConfig, Env } from "@svc/config";
+import type { ProviderContext, SendRequest } from "../provider";
 
 export const NOW = new Date("2025-03-01T12:00:00.000Z");
 
@@ -32,6 +32,11 @@ export function sendRequest(overrides: Partial<SendRequest> = {}): SendRequest {
 
 export function channel(settings: Record<string, unknown>): ChannelConfig {
   return settings as ChannelConfig;
+}
+
+/** What createProvider gets in the tests: the given variables and a clock stopped at NOW. */
+export function providerContext(env: Env): ProviderContext {
+  return { env, now: () => NOW };
 }
 
 export interface RecordedRequest {
@@ -93,6 +98,46 @@ export async function startHttpServer(
   return state;
 }
 
+/**
+ * A fresh server for each test of the enclosing describe, closed after it. The handle it returns
+ * stands for whichever server the current test has, so providers built in a test reach that one.
+ */
+export function useHttpServer(replies: Reply[] = [{ status: 200, body: {} }]): TestHttpServer {
+  let current: TestHttpServer | undefined;
+  const started = (): TestHttpServer => {
+    if (!current) throw new Error("useHttpServer: the server runs only while a test runs");
+    return current;
+  };
+  beforeEach(async () => {
+    current = await startHttpServer([...replies]);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    get url() {
+      return started().url;
+    },
+    get requests() {
+      return started().requests;
+    },
+    get replies() {
+      return started().replies;
+    },
+    set replies(value: Reply[]) {
+      started().replies = value;
+    },
+    get route() {
+      return started().route;
+    },
+    set route(value: ((request: RecordedRequest) => Reply) | undefined) {
+      started().route = value;
+    },
+    close: () => started().close(),
+  };
+}
+
 /** A port nothing listens on (connections are refused). */
 export async function refusedPort(): Promise<number> {
   const server = net.createServer();
@@ -100,4 +145,9 @@ export async function refusedPort(): Promise<number> {
   const port = (server.address() as AddressInfo).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** The origin of a port nothing listens on. */
+export async function refusedOrigin(): Promise<string> {
+  return `http://127.0.0.1:${await refusedPort()}`;
 }

@@ -1,26 +1,14 @@
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
-import {
-  channel,
-  NOW,
-  refusedPort,
-  sendRequest,
-  startHttpServer,
-  type Reply,
-  type TestHttpServer,
-} from "./fixtures";
+import { channel, providerContext, sendRequest, useHttpServer, type Reply } from "./fixtures";
+import { itClassifies, itRetriesARefusedConnection, itRetriesATimeout } from "./provider-cases";
 
-const env = { SLACK_BOT_TOKEN: "xoxb-test-token" };
-const context = { env, now: () => NOW };
+const context = providerContext({ SLACK_BOT_TOKEN: "xoxb-test-token" });
 
 describe("slack provider", () => {
-  let server: TestHttpServer;
-  beforeEach(async () => {
-    server = await startHttpServer([
-      { status: 200, body: { ok: true, channel: "C0123", ts: "1740830400.000100" } },
-    ]);
-  });
-  afterEach(() => server.close());
+  const server = useHttpServer([
+    { status: 200, body: { ok: true, channel: "C0123", ts: "1740830400.000100" } },
+  ]);
 
   const slack = (settings: Record<string, unknown> = {}) =>
     createProvider(
@@ -114,31 +102,18 @@ describe("slack provider", () => {
     ],
     ["HTTP 500", { status: 500, body: "" }, { ok: false, retryable: true, error: "slack 500" }],
   ];
-  it.each(cases)("classifies %s", async (_label, reply, expected) => {
-    server.replies = [reply];
-    await expect(slack().send(request)).resolves.toEqual(expected);
+  itClassifies(
+    cases,
+    (reply) => (server.replies = [reply]),
+    () => slack().send(request),
+  );
+
+  itRetriesATimeout({
+    provider: "slack",
+    timeoutMs: 100,
+    hang: () => (server.replies = [{ status: 200, hang: true }]),
+    send: (timeoutMs) => slack({ timeout_ms: timeoutMs }).send(request),
   });
 
-  it("retries a timeout", async () => {
-    server.replies = [{ status: 200, hang: true }];
-    await expect(slack({ timeout_ms: 100 }).send(request)).resolves.toEqual({
-      ok: false,
-      retryable: true,
-      error: "slack timeout after 100 ms",
-    });
-  });
-
-  it("retries a refused connection", async () => {
-    const port = await refusedPort();
-    const provider = createProvider(
-      "slack",
-      channel({ provider: "slack", token_env: "SLACK_BOT_TOKEN", base_url: `http://127.0.0.1:${port}` }),
-      context,
-    );
-    await expect(provider.send(request)).resolves.toEqual({
-      ok: false,
-      retryable: true,
-      error: "slack connection failed (ECONNREFUSED)",
-    });
-  });
+  itRetriesARefusedConnection("slack", (origin) => slack({ base_url: origin }).send(request));
 });

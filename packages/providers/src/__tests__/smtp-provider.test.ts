@@ -3,11 +3,10 @@ import net from "node:net";
 import type { AddressInfo } from "node:net";
 import type { Provider, SendResult } from "../provider";
 import { createProvider } from "../create-provider";
-import { channel, NOW, refusedPort, sendRequest } from "./fixtures";
+import { channel, NOW, providerContext, refusedPort, sendRequest } from "./fixtures";
 import { headersOf, partsOf, startSmtpServer, type TestSmtpServer } from "./smtp-server";
 
-const env = { SMTP_PASSWORD: "smtp-pass" };
-const context = { env, now: () => NOW };
+const context = providerContext({ SMTP_PASSWORD: "smtp-pass" });
 
 describe("smtp provider", () => {
   let server: TestSmtpServer;

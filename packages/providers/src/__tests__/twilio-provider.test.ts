@@ -2,26 +2,14 @@ import { createHmac } from "node:crypto";
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
 import { twilioSignature, verifyTwilioSignature } from "../twilio-signature";
-import {
-  channel,
-  NOW,
-  refusedPort,
-  sendRequest,
-  startHttpServer,
-  type Reply,
-  type TestHttpServer,
-} from "./fixtures";
+import { channel, providerContext, sendRequest, useHttpServer, type Reply } from "./fixtures";
+import { itClassifies, itRetriesARefusedConnection, itRetriesATimeout } from "./provider-cases";
 
-const env = { TWILIO_AUTH_TOKEN: "twilio-auth-token" };
-const context = { env, now: () => NOW };
+const context = providerContext({ TWILIO_AUTH_TOKEN: "twilio-auth-token" });
 const SID = "AC0123456789abcdef0123456789abcdef";
 
 describe("twilio provider", () => {
-  let server: TestHttpServer;
-  beforeEach(async () => {
-    server = await startHttpServer([{ status: 201, body: { sid: "SM0123", status: "queued" } }]);
-  });
-  afterEach(() => server.close());
+  const server = useHttpServer([{ status: 201, body: { sid: "SM0123", status: "queued" } }]);
 
   const sms = (settings: Record<string, unknown> = { from: "+15550100" }) =>
     createProvider(
@@ -93,39 +81,20 @@ describe("twilio provider", () => {
     ["500", { status: 500, body: "oops" }, { ok: false, retryable: true, error: "twilio 500" }],
     ["503", twilioError(503, 20503), { ok: false, retryable: true, error: "twilio 503 code 20503" }],
   ];
-  it.each(cases)("classifies %s", async (_label, reply, expected) => {
-    server.replies = [reply];
-    await expect(sms().send(request)).resolves.toEqual(expected);
+  itClassifies(
+    cases,
+    (reply) => (server.replies = [reply]),
+    () => sms().send(request),
+  );
+
+  itRetriesATimeout({
+    provider: "twilio",
+    timeoutMs: 100,
+    hang: () => (server.replies = [{ status: 201, hang: true }]),
+    send: (timeoutMs) => sms({ from: "+15550100", timeout_ms: timeoutMs }).send(request),
   });
 
-  it("retries a timeout", async () => {
-    server.replies = [{ status: 201, hang: true }];
-    await expect(sms({ from: "+15550100", timeout_ms: 100 }).send(request)).resolves.toEqual({
-      ok: false,
-      retryable: true,
-      error: "twilio timeout after 100 ms",
-    });
-  });
-
-  it("retries a refused connection", async () => {
-    const port = await refusedPort();
-    const provider = createProvider(
-      "sms",
-      channel({
-        provider: "twilio",
-        account_sid: SID,
-        auth_token_env: "TWILIO_AUTH_TOKEN",
-        from: "+1",
-        base_url: `http://127.0.0.1:${port}`,
-      }),
-      context,
-    );
-    await expect(provider.send(request)).resolves.toEqual({
-      ok: false,
-      retryable: true,
-      error: "twilio connection failed (ECONNREFUSED)",
-    });
-  });
+  itRetriesARefusedConnection("twilio", (origin) => sms({ from: "+1", base_url: origin }).send(request));
 });
 
 describe("twilioSignature", () => {

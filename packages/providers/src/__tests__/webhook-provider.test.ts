@@ -1,25 +1,13 @@
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
 import { verifySignature } from "../webhook-signature";
-import {
-  channel,
-  NOW,
-  refusedPort,
-  sendRequest,
-  startHttpServer,
-  type Reply,
-  type TestHttpServer,
-} from "./fixtures";
+import { channel, NOW, providerContext, sendRequest, useHttpServer, type Reply } from "./fixtures";
+import { itClassifies, itRetriesARefusedConnection, itRetriesATimeout } from "./provider-cases";
 
-const env = { HOOK_SECRET: "hook-secret-value" };
-const context = { env, now: () => NOW };
+const context = providerContext({ HOOK_SECRET: "hook-secret-value" });
 
 describe("webhook provider", () => {
-  let server: TestHttpServer;
-  beforeEach(async () => {
-    server = await startHttpServer([{ status: 202, body: {} }]);
-  });
-  afterEach(() => server.close());
+  const server = useHttpServer([{ status: 202, body: {} }]);
 
   const hook = (settings: Record<string, unknown> = {}) =>
     createProvider(
@@ -91,31 +79,18 @@ describe("webhook provider", () => {
       { ok: false, retryable: false, error: "webhook 302" },
     ],
   ];
-  it.each(cases)("classifies %s", async (_label, reply, expected) => {
-    server.replies = [reply];
-    await expect(hook().send(sendRequest())).resolves.toEqual(expected);
+  itClassifies(
+    cases,
+    (reply) => (server.replies = [reply]),
+    () => hook().send(sendRequest()),
+  );
+
+  itRetriesATimeout({
+    provider: "webhook",
+    timeoutMs: 150,
+    hang: () => (server.replies = [{ status: 200, hang: true }]),
+    send: (timeoutMs) => hook({ timeout_ms: timeoutMs }).send(sendRequest()),
   });
 
-  it("gives up after timeout_ms and may retry", async () => {
-    server.replies = [{ status: 200, hang: true }];
-    await expect(hook({ timeout_ms: 150 }).send(sendRequest())).resolves.toEqual({
-      ok: false,
-      retryable: true,
-      error: "webhook timeout after 150 ms",
-    });
-  });
-
-  it("retries a refused connection", async () => {
-    const port = await refusedPort();
-    const provider = createProvider(
-      "hook",
-      channel({ provider: "webhook", url: `http://127.0.0.1:${port}/x`, secret_env: "HOOK_SECRET" }),
-      context,
-    );
-    await expect(provider.send(sendRequest())).resolves.toEqual({
-      ok: false,
-      retryable: true,
-      error: "webhook connection failed (ECONNREFUSED)",
-    });
-  });
+  itRetriesARefusedConnection("webhook", (origin) => hook({ url: `${origin}/x` }).send(sendRequest()));
 });

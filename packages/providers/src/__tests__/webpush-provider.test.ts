@@ -1,23 +1,16 @@
-import { createECDH, createPublicKey, randomBytes, verify } from "node:crypto";
+import { createECDH, createPublicKey, randomBytes } from "node:crypto";
 import webpush from "web-push";
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
 import { pushTopic } from "../webpush-provider";
-import {
-  channel,
-  NOW,
-  refusedPort,
-  sendRequest,
-  startHttpServer,
-  type Reply,
-  type TestHttpServer,
-} from "./fixtures";
+import { decodeJwt } from "./decode-jwt";
+import { channel, providerContext, sendRequest, useHttpServer, type Reply } from "./fixtures";
+import { itClassifies, itRetriesARefusedConnection, itRetriesATimeout } from "./provider-cases";
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- web-push's own decrypter, for the test only
 const ece = require("http_ece") as { decrypt(buffer: Buffer, params: Record<string, unknown>): Buffer };
 
 const vapid = webpush.generateVAPIDKeys();
-const env = { VAPID_PRIVATE_KEY: vapid.privateKey };
-const context = { env, now: () => NOW };
+const context = providerContext({ VAPID_PRIVATE_KEY: vapid.privateKey });
 
 // The browser side: a P-256 key pair and an auth secret, as PushSubscription.toJSON() gives them.
 const browserKeys = createECDH("prime256v1");
@@ -38,12 +31,11 @@ function vapidPublicKeyObject() {
 }
 
 describe("webpush provider", () => {
-  let server: TestHttpServer;
+  const server = useHttpServer([
+    { status: 201, headers: { location: "https://push.example/m/123" }, body: "" },
+  ]);
   let subscription: string;
-  beforeEach(async () => {
-    server = await startHttpServer([
-      { status: 201, headers: { location: "https://push.example/m/123" }, body: "" },
-    ]);
+  beforeEach(() => {
     subscription = JSON.stringify({
       endpoint: `${server.url}/push/sub-1`,
       keys: {
@@ -52,7 +44,6 @@ describe("webpush provider", () => {
       },
     });
   });
-  afterEach(() => server.close());
 
   const push = (settings: Record<string, unknown> = {}) =>
     createProvider(
@@ -89,22 +80,11 @@ describe("webpush provider", () => {
     const authorization = received?.headers.authorization ?? "";
     const match = /^vapid t=([^,]+), k=(.+)$/.exec(authorization);
     expect(match?.[2]).toBe(vapid.publicKey);
-    const [header, claims, signature] = (match?.[1] ?? "").split(".");
-    expect(JSON.parse(Buffer.from(header ?? "", "base64url").toString())).toEqual({
-      typ: "JWT",
-      alg: "ES256",
-    });
-    const payload = JSON.parse(Buffer.from(claims ?? "", "base64url").toString());
-    expect(payload).toMatchObject({ aud: server.url, sub: "mailto:ops@shop.example" });
-    expect(payload.exp).toBeGreaterThan(Date.now() / 1000);
-    expect(
-      verify(
-        "sha256",
-        Buffer.from(`${header}.${claims}`),
-        { key: vapidPublicKeyObject(), dsaEncoding: "ieee-p1363" },
-        Buffer.from(signature ?? "", "base64url"),
-      ),
-    ).toBe(true);
+    const jwt = decodeJwt(match?.[1] ?? "", { key: vapidPublicKeyObject(), dsaEncoding: "ieee-p1363" });
+    expect(jwt.header).toEqual({ typ: "JWT", alg: "ES256" });
+    expect(jwt.claims).toMatchObject({ aud: server.url, sub: "mailto:ops@shop.example" });
+    expect(jwt.claims.exp).toBeGreaterThan(Date.now() / 1000);
+    expect(jwt.valid).toBe(true);
 
     const plain = ece.decrypt(received?.body ?? Buffer.alloc(0), {
       version: "aes128gcm",
@@ -184,28 +164,22 @@ describe("webpush provider", () => {
     ["500", { status: 500, body: "" }, { ok: false, retryable: true, error: "webpush 500" }],
     ["503", { status: 503, body: "" }, { ok: false, retryable: true, error: "webpush 503" }],
   ];
-  it.each(cases)("classifies %s", async (_label, reply, expected) => {
-    server.replies = [reply];
-    await expect(push().send(sendRequest({ to: subscription }))).resolves.toEqual(expected);
+  itClassifies(
+    cases,
+    (reply) => (server.replies = [reply]),
+    () => push().send(sendRequest({ to: subscription })),
+  );
+
+  itRetriesATimeout({
+    provider: "webpush",
+    timeoutMs: 100,
+    hang: () => (server.replies = [{ status: 201, hang: true }]),
+    send: (timeoutMs) => push({ timeout_ms: timeoutMs }).send(sendRequest({ to: subscription })),
   });
 
-  it("retries a timeout", async () => {
-    server.replies = [{ status: 201, hang: true }];
-    await expect(push({ timeout_ms: 100 }).send(sendRequest({ to: subscription }))).resolves.toEqual({
-      ok: false,
-      retryable: true,
-      error: "webpush timeout after 100 ms",
-    });
-  });
-
-  it("retries a refused connection", async () => {
-    const port = await refusedPort();
-    const to = JSON.stringify({ ...JSON.parse(subscription), endpoint: `http://127.0.0.1:${port}/push/x` });
-    await expect(push().send(sendRequest({ to }))).resolves.toEqual({
-      ok: false,
-      retryable: true,
-      error: "webpush connection failed (ECONNREFUSED)",
-    });
+  itRetriesARefusedConnection("webpush", (origin) => {
+    const to = JSON.stringify({ ...JSON.parse(subscription), endpoint: `${origin}/push/x` });
+    return push().send(sendRequest({ to }));
   });
 
   it("rejects a VAPID key pair that does not parse at start", () => {
