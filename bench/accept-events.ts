@@ -39,6 +39,8 @@ async function main() {
       SVC_SECRET_KEY: randomBytes(32).toString("base64"),
       SVC__WORKER__EMBEDDED: "false",
       SVC__API__RATE_LIMIT__ENABLED: "false",
+      // BENCH_API_PROCESSES=2: svc as a supervisor of two API processes (api.processes).
+      SVC__API__PROCESSES: process.env.BENCH_API_PROCESSES ?? "1",
       SVC__REDIS__PREFIX: `svc-bench-${tag}`,
       SVC__LOG__LEVEL: "warn",
     },

@@ -28,27 +28,8 @@ export async function startService({
   env: NodeJS.ProcessEnv;
   cwd: string;
 }): Promise<RunningService> {
-  let config = loadConfig({ env, cwd });
+  const config = await prepareService({ env, cwd });
   const logger = createLogger({ service: "api", level: config.log.level });
-  if (!config.secrets.secretKey && config.worker.embedded) {
-    const secret = loadOrCreateSecretKey(cwd);
-    if (secret.created)
-      logger.warn("SVC_SECRET_KEY is not set: created a secret key for this single-process install", {
-        file: secret.file,
-      });
-    config = { ...config, secrets: { ...config.secrets, secretKey: secret.key } };
-  }
-  assertSecrets(config, env, { requireSecretKey: true });
-
-  if (config.database.auto_migrate) {
-    const result = await migrate({
-      databaseUrl: config.database.url,
-      migrationsDir: MIGRATIONS_DIR,
-      createDatabase: true,
-      log: (msg, meta) => logger.info(msg, meta),
-    });
-    logger.info("migrations checked", { applied: result.applied, already_applied: result.alreadyApplied });
-  }
   const prisma = createPrisma({ databaseUrl: config.database.url });
   const redis = new Redis(config.redis.url, {
     maxRetriesPerRequest: 2,
@@ -91,6 +72,43 @@ export async function startService({
       return closing;
     },
   };
+}
+
+/**
+ * What a start does once before serving: load and check the configuration, create the secret key
+ * file of a single-host install when needed, apply migrations (creating the database). A
+ * supervisor of several API processes runs it before forking them; each runs it again, finding
+ * the key file and the migrations in place.
+ */
+export async function prepareService({
+  env,
+  cwd,
+}: {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}): Promise<SvcConfig> {
+  let config = loadConfig({ env, cwd });
+  const logger = createLogger({ service: "api", level: config.log.level });
+  if (!config.secrets.secretKey && config.worker.embedded) {
+    const secret = loadOrCreateSecretKey(cwd);
+    if (secret.created)
+      logger.warn("SVC_SECRET_KEY is not set: created a secret key for this single-host install", {
+        file: secret.file,
+      });
+    config = { ...config, secrets: { ...config.secrets, secretKey: secret.key } };
+  }
+  assertSecrets(config, env, { requireSecretKey: true });
+
+  if (config.database.auto_migrate) {
+    const result = await migrate({
+      databaseUrl: config.database.url,
+      migrationsDir: MIGRATIONS_DIR,
+      createDatabase: true,
+      log: (msg, meta) => logger.info(msg, meta),
+    });
+    logger.info("migrations checked", { applied: result.applied, already_applied: result.alreadyApplied });
+  }
+  return config;
 }
 
 async function startEmbeddedWorkers(

@@ -9,6 +9,7 @@ const DEFAULTS: Omit<SvcConfig, "secrets" | "source"> = {
   api: {
     host: "0.0.0.0",
     port: 8080,
+    processes: 1,
     public_url: null,
     max_body_bytes: 262144,
     max_broadcast_body_bytes: 8388608,

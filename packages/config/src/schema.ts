@@ -24,6 +24,8 @@ export const LOG_LEVELS = ["error", "warn", "info", "http", "verbose", "debug", 
 const apiSchema = z.strictObject({
   host: z.string().min(1).default("0.0.0.0"),
   port: z.number().int().min(0).max(65535).default(8080),
+  // API processes sharing the port (node:cluster, round robin); 1 runs the API in this process.
+  processes: z.number().int().min(1).max(64).default(1),
   // Stored without a trailing slash so links are built as `${public_url}/review/...`.
   public_url: httpUrl
     .transform((url) => url.replace(/\/+$/, ""))

@@ -1,0 +1,103 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { dropDatabase, withDatabaseName } from "@svc/store";
+import { waitFor } from "@svc/testkit";
+
+// `api.processes: 2`: the supervisor prepares once (one secret key file, migrations), forks two
+// API processes on one port, replaces one that dies, and on SIGTERM to itself alone (as
+// `docker stop` sends it) drains both and exits 0.
+
+const ROOT = path.resolve(__dirname, "..");
+const BASE_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const databaseUrl = withDatabaseName(BASE_URL, `svc_test_processes_${randomBytes(4).toString("hex")}`);
+const port = 20000 + Math.floor(Math.random() * 20000);
+const cwd = mkdtempSync(path.join(tmpdir(), "svc-processes-"));
+let supervisor: ChildProcess | undefined;
+let output = "";
+
+const childrenOf = (pid: number): number[] => {
+  try {
+    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .map((line) => Number(line.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    return []; // ps exits 1 when there are none
+  }
+};
+const ready = () =>
+  waitFor(
+    async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200 || null,
+    { timeoutMs: 60_000, intervalMs: 250, what: "/readyz 200" },
+  );
+
+afterAll(async () => {
+  if (supervisor?.pid && supervisor.exitCode === null) {
+    for (const pid of childrenOf(supervisor.pid)) process.kill(pid, "SIGKILL");
+    supervisor.kill("SIGKILL");
+  }
+  await dropDatabase(databaseUrl);
+}, 60_000);
+
+it("serves from two processes, replaces a dead one, and drains both on SIGTERM", async () => {
+  supervisor = spawn(
+    process.execPath,
+    ["-r", path.join(ROOT, "scripts/register-ts.cjs"), path.join(ROOT, "apps/api/src/main.ts")],
+    {
+      cwd,
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+        PORT: String(port),
+        SVC__API__PROCESSES: "2",
+        SVC__REDIS__PREFIX: `svc-test-processes-${randomBytes(3).toString("hex")}`,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  supervisor.stdout!.on("data", (chunk) => (output += chunk));
+  supervisor.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => supervisor!.once("exit", (code) => resolve(code)));
+
+  await ready();
+  const first = await waitFor(
+    async () => childrenOf(supervisor!.pid!).length === 2 && childrenOf(supervisor!.pid!),
+    {
+      timeoutMs: 60_000,
+      what: "two API processes",
+    },
+  );
+  const forked = Date.now();
+  // Without SVC_SECRET_KEY the supervisor created the key file once; both processes use it.
+  expect(existsSync(path.join(cwd, ".svc", "secret_key"))).toBe(true);
+  expect(output.match(/created a secret key/g)).toHaveLength(1);
+  expect((await fetch(`http://127.0.0.1:${port}/v1/agents`)).status).toBe(401);
+
+  // A process that dies after its start window (10 s) is replaced.
+  await sleep(Math.max(0, 11_000 - (Date.now() - forked)));
+  process.kill(first[0]!, "SIGKILL");
+  const second = await waitFor(
+    async () => {
+      const now = childrenOf(supervisor!.pid!);
+      return now.length === 2 && !now.includes(first[0]!) && now;
+    },
+    { timeoutMs: 60_000, what: "a replacement process" },
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${output}`);
+  });
+  expect(second).toContain(first[1]);
+  await ready();
+  expect(output).toContain("an API process died; starting another");
+
+  // SIGTERM to the supervisor alone: both processes drain their workers and exit, then it does.
+  supervisor.kill("SIGTERM");
+  const code = await Promise.race([exited, sleep(30_000).then(() => `still running after 30 s:\n${output}`)]);
+  expect(code).toBe(0);
+  expect(output.match(/"message":"workers stopped"/g)).toHaveLength(2);
+  expect(childrenOf(supervisor.pid!)).toEqual([]);
+}, 180_000);
