@@ -72,7 +72,8 @@ export function superviseApiProcesses(options: SuperviseOptions): void {
         return;
       }
     }
-    if (Object.keys(cluster.workers ?? {}).length === 0) exit(failed ? 1 : 0);
+    // Our own count: cluster.workers may still list the exiting one while this event runs.
+    if (startedAt.size === 0) exit(failed ? 1 : 0);
   });
   // A process forked just before a stop may not have been listening for messages yet: it is told
   // again once it serves (telling twice is harmless, see supervisorSignals).
