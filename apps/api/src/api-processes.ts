@@ -38,13 +38,18 @@ export function superviseApiProcesses(options: SuperviseOptions): void {
       else if (command === "force") worker.process.kill("SIGKILL");
     }
   };
+  let stoppedAt = 0;
   const stop = (reason: string) => {
+    // One signal often arrives twice at once (sent to the process and to its group, as GNU
+    // timeout does): only one a second or more later means "do not wait".
+    if (stopping && Date.now() - stoppedAt < 1_000) return;
     if (stopping) {
       options.logger.warn("second signal, stopping the API processes at once", { reason });
       tell("force");
       return;
     }
     stopping = true;
+    stoppedAt = Date.now();
     options.logger.info("stopping the API processes", { reason });
     tell("shutdown");
   };
