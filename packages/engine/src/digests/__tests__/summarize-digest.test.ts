@@ -47,17 +47,22 @@ afterAll(async () => {
   await ai.close();
 });
 
-/** A smart digest with two comments, closed with the server answering `reply`; returns the message. */
-async function closeSmartDigest(reply: Reply) {
-  const key = `smart${++n}`;
+/** Person `key` with a smart digest rule (grouped by thread, sharing only the author) on `event`; the clock at NOW. */
+async function makeSmartDigestRule(key: string, event: string) {
   await makeRecipient(w.prisma, key);
   await makeDigestRule(w.prisma, {
     key,
-    event: `c.${key}`,
+    event,
     template: "comments",
     digest: digestPolicy({ key: "{{ data.thread }}", summarize: true, summary_fields: ["author"] }),
   });
   w.clock.set(NOW);
+}
+
+/** A smart digest with two comments, closed with the server answering `reply`; returns the message. */
+async function closeSmartDigest(reply: Reply) {
+  const key = `smart${++n}`;
+  await makeSmartDigestRule(key, `c.${key}`);
   await w.event(`c.${key}`, key, {
     thread: "t1",
     author: "ann",
@@ -161,14 +166,7 @@ it("only summary_fields and the template's ai_attributes of each event reach the
 
 it("with ai switched off after the rule was written, the template text is sent", async () => {
   const key = "smart-off";
-  await makeRecipient(w.prisma, key);
-  await makeDigestRule(w.prisma, {
-    key,
-    event: "c.off",
-    template: "comments",
-    digest: digestPolicy({ key: "{{ data.thread }}", summarize: true, summary_fields: ["author"] }),
-  });
-  w.clock.set(NOW);
+  await makeSmartDigestRule(key, "c.off");
   await w.event("c.off", key, { thread: "t1", author: "ann", text: "Looks good" });
   const digest = await openDigestOf(w.prisma, key);
   ai.received.length = 0;
@@ -187,14 +185,7 @@ it("with ai switched off after the rule was written, the template text is sent",
 
 it("an event arriving while the summary is written opens a fresh digest (the closing one is frozen)", async () => {
   const key = "smart-frozen";
-  await makeRecipient(w.prisma, key);
-  await makeDigestRule(w.prisma, {
-    key,
-    event: "c.frozen",
-    template: "comments",
-    digest: digestPolicy({ key: "{{ data.thread }}", summarize: true, summary_fields: ["author"] }),
-  });
-  w.clock.set(NOW);
+  await makeSmartDigestRule(key, "c.frozen");
   await w.event("c.frozen", key, { thread: "t1", author: "ann", text: "Looks good" });
   const digest = await openDigestOf(w.prisma, key);
   ai.answer({ json: completion({ title: "1 new comments", body: "https://x.example/t/t1" }), delayMs: 150 });

@@ -8,6 +8,9 @@ import { createQueues, type Queues } from "@svc/queue";
 import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
 import type { IngestDeps } from "../ingest-event";
 
+// One digest policy for every engine test (a rule's `digest` column with quiet defaults).
+export { digestPolicy } from "../../digests/__tests__/digest-fixtures";
+
 export const NOW = new Date("2024-01-15T12:00:00Z"); // Monday noon UTC, outside default quiet hours
 
 export function ingestConfig(): SvcConfig {
@@ -69,18 +72,6 @@ export async function makeRule(prisma: PrismaClient, fields: RuleFields) {
     },
   });
 }
-
-export const digestPolicy = (over: Record<string, unknown> = {}) => ({
-  window: 3600,
-  deliver_at: null,
-  days: null,
-  key: null,
-  send_after: null,
-  max_items: 50,
-  summarize: false,
-  summary_fields: [],
-  ...over,
-});
 
 export async function makeRecipient(
   prisma: PrismaClient,
