@@ -35,16 +35,9 @@ const ready = () =>
     { timeoutMs: 60_000, intervalMs: 250, what: "/readyz 200" },
   );
 
-afterAll(async () => {
-  if (supervisor?.pid && supervisor.exitCode === null) {
-    for (const pid of childrenOf(supervisor.pid)) process.kill(pid, "SIGKILL");
-    supervisor.kill("SIGKILL");
-  }
-  await dropDatabase(databaseUrl);
-}, 60_000);
-
-it("serves from two processes, replaces a dead one, and drains both on SIGTERM", async () => {
-  supervisor = spawn(
+function startSupervisor(): ChildProcess {
+  output = "";
+  const child = spawn(
     process.execPath,
     ["-r", path.join(ROOT, "scripts/register-ts.cjs"), path.join(ROOT, "apps/api/src/main.ts")],
     {
@@ -60,8 +53,21 @@ it("serves from two processes, replaces a dead one, and drains both on SIGTERM",
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
-  supervisor.stdout!.on("data", (chunk) => (output += chunk));
-  supervisor.stderr!.on("data", (chunk) => (output += chunk));
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  return child;
+}
+
+afterAll(async () => {
+  if (supervisor?.pid && supervisor.exitCode === null) {
+    for (const pid of childrenOf(supervisor.pid)) process.kill(pid, "SIGKILL");
+    supervisor.kill("SIGKILL");
+  }
+  await dropDatabase(databaseUrl);
+}, 60_000);
+
+it("serves from two processes, replaces a dead one, and drains both on SIGTERM", async () => {
+  supervisor = startSupervisor();
   const exited = new Promise<number | null>((resolve) => supervisor!.once("exit", (code) => resolve(code)));
 
   await ready();
@@ -95,9 +101,26 @@ it("serves from two processes, replaces a dead one, and drains both on SIGTERM",
   expect(output).toContain("an API process died; starting another");
 
   // SIGTERM to the supervisor alone: both processes drain their workers and exit, then it does.
+  // Sent twice at once (as to a process and its group): still one graceful stop, not a forced one.
+  supervisor.kill("SIGTERM");
   supervisor.kill("SIGTERM");
   const code = await Promise.race([exited, sleep(30_000).then(() => `still running after 30 s:\n${output}`)]);
   expect(code).toBe(0);
   expect(output.match(/"message":"workers stopped"/g)).toHaveLength(2);
   expect(childrenOf(supervisor.pid!)).toEqual([]);
 }, 180_000);
+
+it("a process that dies within 10 s of its start stops the supervisor with exit 1 instead of a restart loop", async () => {
+  supervisor = startSupervisor();
+  const exited = new Promise<number | null>((resolve) => supervisor!.once("exit", (code) => resolve(code)));
+  const children = await waitFor(
+    async () => childrenOf(supervisor!.pid!).length === 2 && childrenOf(supervisor!.pid!),
+    { timeoutMs: 60_000, what: "two API processes" },
+  );
+  process.kill(children[0]!, "SIGKILL");
+  const code = await Promise.race([exited, sleep(30_000).then(() => `still running after 30 s:\n${output}`)]);
+  expect(code).toBe(1);
+  expect(output).toContain("an API process died right after starting; stopping");
+  expect(output).not.toContain("starting another");
+  expect(childrenOf(supervisor.pid!)).toEqual([]);
+}, 120_000);
