@@ -54,8 +54,11 @@ export async function commitEvents(
     stored = await insertEvents(deps.prisma, rows);
   } catch (error) {
     if (rows.length > 1 && isDataException(error)) {
-      const alone = await Promise.all(rows.map((row) => commitEvents(deps, [row])));
-      return alone.map((outcomes) => outcomes[0]!);
+      // One after another in arrival order, so of two requests sharing an idempotency key the
+      // earlier one is stored and the later one answered from it, as in a batch without a bad row.
+      const alone: CommitOutcome[] = [];
+      for (const row of rows) alone.push((await commitEvents(deps, [row]))[0]!);
+      return alone;
     }
     const refused = storeError(error, deps, rows);
     return rows.map(() => ({ error: refused }));
