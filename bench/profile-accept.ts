@@ -63,7 +63,7 @@ async function main() {
       const r = await wrk({
         url: `http://127.0.0.1:${port}/v1/events`,
         script,
-        connections: 32,
+        connections: Number(process.env.PROFILE_CONNECTIONS ?? 32),
         seconds: SECONDS,
       });
       const cpuUs = ((cpuSecondsOf(svc.pid!) - cpuBefore) * 1e6) / (r.requestsPerSecond * SECONDS);

@@ -11,10 +11,10 @@ export async function startNode(
 ): Promise<ChildProcess> {
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "ignore", process.env.AB_STDERR ? "inherit" : "pipe"],
   });
   let stderr = "";
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  child.stderr?.on("data", (chunk) => (stderr += chunk));
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}: ${stderr}`);

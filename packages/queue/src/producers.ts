@@ -111,7 +111,12 @@ export function createQueues(options: CreateQueuesOptions): Queues {
       const ids: string[] = new Array<string>(items.length);
       await Promise.all(
         prepared.map(async ({ name, group, jobs }) => {
-          const added = await queue(name).addBulk(jobs);
+          // A lone job goes through `add`: one script call, where addBulk wraps even one job in a
+          // MULTI (about half the CPU per call, measured; the accept path enqueues one per batch).
+          const added =
+            jobs.length === 1
+              ? [await queue(name).add(jobs[0]!.name, jobs[0]!.data, jobs[0]!.opts)]
+              : await queue(name).addBulk(jobs);
           added.forEach((job, i) => (ids[group[i]!.index] = job.id!));
         }),
       );

@@ -1,7 +1,7 @@
 // Prisma's generated client: PrismaClient, the Prisma namespace, model types and enums.
 export * from "./generated/prisma/client";
 
-export { createPrisma } from "./client";
+export { createPrisma, pgPoolOf } from "./client";
 export type { CreatePrismaOptions } from "./client";
 export { $transaction, isTransactionClient, isRetryableTransactionError } from "./transaction";
 export type { TransactionClient, PrismaClientOrTransaction, TransactionOptions } from "./transaction";

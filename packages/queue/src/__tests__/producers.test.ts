@@ -45,6 +45,22 @@ describe("createQueues", () => {
     expect(await queues.queue("screening").getJobCountByTypes("waiting")).toBe(1);
   });
 
+  it("a lone job of enqueueBulk (one add, no MULTI) gets the catalog id, options and delay", async () => {
+    const [id] = await queues.enqueueBulk([
+      { name: "ingest-events", payload: { eventIds: ["evt_L1", "evt_L2"] }, opts: { delay: 60_000 } },
+    ]);
+    expect(id).toBe("evt_L1-batch");
+    const job = await queues.queue("ingest").getJob(id!);
+    expect(job?.data).toEqual({ eventIds: ["evt_L1", "evt_L2"] });
+    expect(job?.opts.attempts).toBe(5);
+    expect(job?.opts.backoff).toEqual({ type: "exponential", delay: 1000, jitter: 0.5 });
+    expect(await job?.getState()).toBe("delayed");
+    // Repeated while the job exists: still one job.
+    await queues.enqueueBulk([{ name: "ingest-events", payload: { eventIds: ["evt_L1", "evt_L2"] } }]);
+    expect(await queues.queue("ingest").getJobCountByTypes("delayed")).toBe(1);
+    expect(await queues.queue("ingest").getJobState(id!)).toBe("delayed");
+  });
+
   it("delay and sendAt hold the job back; a past sendAt runs at once", async () => {
     const before = Date.now();
     await queues.enqueue("close-digest", { digestId: "dig_D1" }, { delay: 60_000 });

@@ -1,0 +1,42 @@
+import { PrismaClient as BarePrismaClient } from "../generated/prisma/client";
+import { createPrisma, pgPoolOf } from "../client";
+import { dropDatabase, scratchDatabaseUrl } from "./scratch";
+import { ensureDatabase } from "../migrations";
+
+// The accept path sends its batch INSERT through the client's own pg pool (pgPoolOf): the pool
+// must be the one Prisma uses, obey poolMax, and end with $disconnect.
+
+const databaseUrl = scratchDatabaseUrl("pgpool");
+
+beforeAll(() => ensureDatabase(databaseUrl));
+afterAll(() => dropDatabase(databaseUrl));
+
+it("Prisma and pgPoolOf share one pool, capped by poolMax, ended by $disconnect", async () => {
+  const prisma = createPrisma({ databaseUrl, poolMax: 2 });
+  const pool = pgPoolOf(prisma);
+  expect(pool.options.max).toBe(2);
+
+  // Prisma's query checks out a connection of this very pool.
+  await prisma.$queryRaw`SELECT 1`;
+  expect(pool.totalCount).toBe(1);
+
+  // Direct statements and Prisma's together never open more than poolMax connections.
+  const backends = await Promise.all([
+    ...[1, 2, 3].map(() => pool.query<{ pid: number }>("SELECT pg_backend_pid() AS pid FROM pg_sleep(0.05)")),
+    ...[1, 2, 3].map(
+      () => prisma.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid FROM pg_sleep(0.05)`,
+    ),
+  ]);
+  const pids = new Set(backends.map((r) => ("rows" in r ? r.rows[0]!.pid : r[0]!.pid)));
+  expect(pids.size).toBeLessThanOrEqual(2);
+  expect(pool.totalCount).toBe(2);
+
+  await prisma.$disconnect();
+  expect(pool.ended).toBe(true);
+  expect(pool.totalCount).toBe(0);
+});
+
+it("pgPoolOf refuses a client createPrisma did not make", () => {
+  const bare = Object.create(BarePrismaClient.prototype) as BarePrismaClient;
+  expect(() => pgPoolOf(bare)).toThrow("pgPoolOf: this PrismaClient was not made by createPrisma");
+});
