@@ -16,7 +16,7 @@ import { apiKeyCacheWithNotices } from "./auth/api-key-notices";
 import { rateLimit } from "./auth/rate-limit";
 import { requireKey } from "./auth/require-key";
 import { mountQueueDashboard } from "./http/queue-dashboard";
-import { preferencePages } from "./hosted/preferences-router";
+import { PREFERENCE_PAGES_PATH, preferencePages } from "./hosted/preferences-router";
 import { recipientRightsRoutes } from "./routes/recipient-rights-routes";
 import { apiKeysRoutes } from "./routes/api-keys-routes";
 import { keyedRoutes } from "./routes/keyed-routes";
@@ -63,7 +63,7 @@ export function buildApi(services: ApiServices): Express {
     beforeValidation: [requireKey(deps), rateLimit(redis, config.redis.prefix, config.api.rate_limit)],
     mountUnvalidated: (app) => {
       mountQueueDashboard(app, queues, deps);
-      app.use(preferencePages(deps));
+      app.use(PREFERENCE_PAGES_PATH, preferencePages(deps));
     },
     routes(router) {
       apiKeysRoutes(router, deps);

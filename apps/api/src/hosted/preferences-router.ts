@@ -44,18 +44,21 @@ async function categoryNamed(
   );
 }
 
+/** Mounted at `/preferences` (PREFERENCE_PAGES_PATH), so other requests never walk its routes. */
+export const PREFERENCE_PAGES_PATH = "/preferences";
+
 export function preferencePages(deps: PreferencePagesDeps): Router {
   const router = Router();
-  router.use("/preferences", (_req, res, next) => {
+  router.use((_req, res, next) => {
     setHostedHeaders(res);
     next();
   });
 
-  router.get("/preferences/:token", async (req, res) => {
+  router.get("/:token", async (req, res) => {
     sendPage(res, 200, renderPreferencesPage(await getOwnPreferences(deps, tokenOf(req)), tokenOf(req)));
   });
 
-  router.post("/preferences/:token", formBody, async (req, res) => {
+  router.post("/:token", formBody, async (req, res) => {
     const token = tokenOf(req);
     const view = await getOwnPreferences(deps, token);
     const t = stringsFor(view.locale);
@@ -85,7 +88,7 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
   });
 
   // Opening the link (or a mail client prefetching it) changes nothing: it shows a button.
-  router.get("/preferences/:token/unsubscribe", async (req, res) => {
+  router.get("/:token/unsubscribe", async (req, res) => {
     const link = await resolveLinkToken(deps.prisma, tokenOf(req));
     if (link.kind !== "unsubscribe") {
       res.redirect(303, `../${tokenOf(req)}`);
@@ -104,7 +107,7 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
 
   // RFC 8058: `List-Unsubscribe=One-Click` in a form-encoded POST body. Mail providers get plain
   // text; the confirm page's button (a browser asking for HTML) gets a page.
-  router.post("/preferences/:token/unsubscribe", formBody, async (req, res) => {
+  router.post("/:token/unsubscribe", formBody, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (body["List-Unsubscribe"] !== "One-Click") {
       throw new AppError("bad_request", "The request body must be List-Unsubscribe=One-Click (RFC 8058)");
@@ -126,7 +129,7 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
     res.status(200).type("text/plain; charset=utf-8").send(`Unsubscribed from ${result.category}\n`);
   });
 
-  router.use("/preferences", hostedErrorPage(deps.logger));
+  router.use(hostedErrorPage(deps.logger));
   return router;
 }
 
