@@ -11,7 +11,8 @@ export async function startNode(
 ): Promise<ChildProcess> {
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", process.env.AB_STDERR ? "inherit" : "pipe"],
+    // BENCH_CHILD_STDERR=inherit shows the child's stderr live (for temporary instrumentation).
+    stdio: ["ignore", "ignore", process.env.BENCH_CHILD_STDERR === "inherit" ? "inherit" : "pipe"],
   });
   let stderr = "";
   child.stderr?.on("data", (chunk) => (stderr += chunk));
