@@ -33,14 +33,20 @@ function encodeTime(ms: number): string {
   return out;
 }
 
-function encodeRandom(bytes: Uint8Array): string {
-  // 80 bits -> 16 base32 characters.
-  let bits = 0n;
-  for (const b of bytes) bits = (bits << 8n) | BigInt(b);
+/** 80 random bits -> 16 base32 characters (exported for its test). */
+export function encodeRandom(bytes: Uint8Array): string {
+  // Two 40-bit halves, each exact in a double and exactly 8 characters (40 = 8 x 5 bits), so the
+  // result is that of one 80-bit number, without BigInt's allocations (this runs for every id).
+  return encode40Bits(bytes, 0) + encode40Bits(bytes, 5);
+}
+
+function encode40Bits(bytes: Uint8Array, from: number): string {
+  let n = 0;
+  for (let i = from; i < from + 5; i++) n = n * 256 + bytes[i]!;
   let out = "";
-  for (let i = 0; i < 16; i++) {
-    out = CROCKFORD[Number(bits & 31n)] + out;
-    bits >>= 5n;
+  for (let i = 0; i < 8; i++) {
+    out = CROCKFORD[n % 32] + out;
+    n = Math.floor(n / 32);
   }
   return out;
 }
