@@ -14,15 +14,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { createApiKey } from "@svc/engine";
 import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
-import { startNode, stop } from "./lib/processes";
+import { startAcceptApi, stop } from "./lib/processes";
 import { fmt } from "./lib/results";
 import { median, postJsonScript, wrk } from "./lib/wrk";
 
-const ROOT = path.resolve(__dirname, "..");
 const SERVER = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
@@ -69,23 +67,14 @@ function cpuSecondsOf(pid: number): number {
 async function start(variant: Variant, index: number, tag: string): Promise<Running> {
   const db = withDatabaseName(SERVER, `svc_bench_ab_${tag}_${index}`);
   const port = 18300 + index;
-  const child = await startNode(
-    path.join(ROOT, "apps/api/dist/main.js"),
-    [],
-    {
-      DATABASE_URL: db,
-      REDIS_URL,
-      PORT: String(port),
-      SVC_SECRET_KEY: randomBytes(32).toString("base64"),
-      SVC__WORKER__EMBEDDED: "false",
-      SVC__API__RATE_LIMIT__ENABLED: "false",
-      SVC__REDIS__PREFIX: `svc-bench-ab-${tag}-${index}`,
-      SVC__LOG__LEVEL: "warn",
-      ...variant.env,
-    },
-    `http://127.0.0.1:${port}/readyz`,
-    variant.nodeFlags,
-  );
+  const child = await startAcceptApi({
+    databaseUrl: db,
+    redisUrl: REDIS_URL,
+    port,
+    prefix: `svc-bench-ab-${tag}-${index}`,
+    env: variant.env,
+    nodeArgs: variant.nodeFlags,
+  });
   const prisma = createPrisma({ databaseUrl: db });
   const { key } = await createApiKey(
     { prisma, now: () => new Date() },

@@ -10,11 +10,10 @@ import path from "node:path";
 import { Pool } from "pg";
 import { createApiKey } from "@svc/engine";
 import { createPrisma, dropDatabase, ensureDatabase, withDatabaseName } from "@svc/store";
-import { startNode, stop } from "./lib/processes";
+import { startAcceptApi, startNode, stop } from "./lib/processes";
 import { fmt, writeSection } from "./lib/results";
 import { median, postJsonScript, wrk } from "./lib/wrk";
 
-const ROOT = path.resolve(__dirname, "..");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 32;
@@ -29,23 +28,14 @@ async function main() {
   await ensureDatabase(bareDb);
   const ports = { noio: 18101, bare: 18102, svc: 18103 };
 
-  const svc = await startNode(
-    path.join(ROOT, "apps/api/dist/main.js"),
-    [],
-    {
-      DATABASE_URL: svcDb,
-      REDIS_URL,
-      PORT: String(ports.svc),
-      SVC_SECRET_KEY: randomBytes(32).toString("base64"),
-      SVC__WORKER__EMBEDDED: "false",
-      SVC__API__RATE_LIMIT__ENABLED: "false",
-      // BENCH_API_PROCESSES=2: svc as a supervisor of two API processes (api.processes).
-      SVC__API__PROCESSES: process.env.BENCH_API_PROCESSES ?? "1",
-      SVC__REDIS__PREFIX: `svc-bench-${tag}`,
-      SVC__LOG__LEVEL: "warn",
-    },
-    `http://127.0.0.1:${ports.svc}/readyz`,
-  );
+  const svc = await startAcceptApi({
+    databaseUrl: svcDb,
+    redisUrl: REDIS_URL,
+    port: ports.svc,
+    prefix: `svc-bench-${tag}`,
+    // BENCH_API_PROCESSES=2: svc as a supervisor of two API processes (api.processes).
+    env: { SVC__API__PROCESSES: process.env.BENCH_API_PROCESSES ?? "1" },
+  });
   const prisma = createPrisma({ databaseUrl: svcDb });
   const { key } = await createApiKey(
     { prisma, now: () => new Date() },

@@ -12,12 +12,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createApiKey } from "@svc/engine";
 import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
-import { startNode, stop } from "./lib/processes";
+import { startAcceptApi, stop } from "./lib/processes";
 import { summarizeProfile } from "./lib/cpu-profile";
 import { fmt } from "./lib/results";
 import { median, postJsonScript, wrk } from "./lib/wrk";
 
-const ROOT = path.resolve(__dirname, "..");
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
 const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 1);
 const PROFILING = process.env.PROFILE_CPU !== "0";
@@ -31,22 +30,14 @@ async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), "svc-profile-"));
   const port = 18113;
   // The profile's last PROFILE_SECONDS are summarised (stopping takes well under a second).
-  const svc = await startNode(
-    path.join(ROOT, "apps/api/dist/main.js"),
-    [],
-    {
-      DATABASE_URL: db,
-      REDIS_URL,
-      PORT: String(port),
-      SVC_SECRET_KEY: randomBytes(32).toString("base64"),
-      SVC__WORKER__EMBEDDED: "false",
-      SVC__API__RATE_LIMIT__ENABLED: "false",
-      SVC__REDIS__PREFIX: `svc-profile-${tag}`,
-      SVC__LOG__LEVEL: process.env.PROFILE_LOG_LEVEL ?? "warn",
-    },
-    `http://127.0.0.1:${port}/readyz`,
-    PROFILING ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [],
-  );
+  const svc = await startAcceptApi({
+    databaseUrl: db,
+    redisUrl: REDIS_URL,
+    port,
+    prefix: `svc-profile-${tag}`,
+    env: { SVC__LOG__LEVEL: process.env.PROFILE_LOG_LEVEL ?? "warn" },
+    nodeArgs: PROFILING ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [],
+  });
   const prisma = createPrisma({ databaseUrl: db });
   const { key } = await createApiKey(
     { prisma, now: () => new Date() },

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** Starts a Node process and waits until `readyUrl` answers 200. */
@@ -35,4 +37,39 @@ export async function stop(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   await Promise.race([exited, sleep(10_000).then(() => child.kill("SIGKILL"))]);
+}
+
+export interface AcceptApiOptions {
+  databaseUrl: string;
+  redisUrl: string;
+  port: number;
+  /** Redis key prefix of this run. */
+  prefix: string;
+  /** More settings for the API process (they win over the defaults below). */
+  env?: NodeJS.ProcessEnv;
+  nodeArgs?: string[];
+}
+
+/**
+ * Starts the built API (apps/api/dist/main.js) as the accept benchmarks measure it: workers not
+ * embedded (the accept path alone), rate limit off, logs at warn. Resolves once /readyz answers.
+ */
+export function startAcceptApi(options: AcceptApiOptions): Promise<ChildProcess> {
+  return startNode(
+    path.resolve(__dirname, "../../apps/api/dist/main.js"),
+    [],
+    {
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL: options.redisUrl,
+      PORT: String(options.port),
+      SVC_SECRET_KEY: randomBytes(32).toString("base64"),
+      SVC__WORKER__EMBEDDED: "false",
+      SVC__API__RATE_LIMIT__ENABLED: "false",
+      SVC__REDIS__PREFIX: options.prefix,
+      SVC__LOG__LEVEL: "warn",
+      ...options.env,
+    },
+    `http://127.0.0.1:${options.port}/readyz`,
+    options.nodeArgs,
+  );
 }
