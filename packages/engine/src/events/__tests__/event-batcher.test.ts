@@ -251,6 +251,46 @@ it("with Postgres unreachable every request of the batch gets 503 and the outage
   }
 });
 
+it("a connection Postgres ends in the middle of the batch INSERT gives every request of it 503", async () => {
+  const { deps } = batched();
+  // Hold the table so the batch INSERT waits on its lock, then end that backend as a restarting
+  // server would (SQLSTATE 57P01, admin_shutdown).
+  const holder = createPrisma({ databaseUrl: db.databaseUrl });
+  try {
+    const held = holder.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
+      const accepts = settle([1, 2, 3].map((n) => acceptEvent(deps, BACKEND, event(n))));
+      let waiting: { pid: number }[] = [];
+      while (waiting.length === 0) {
+        waiting = await db.prisma.$queryRawUnsafe<{ pid: number }[]>(
+          "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO events%'",
+        );
+      }
+      await db.prisma.$queryRawUnsafe("SELECT pg_terminate_backend($1)", waiting[0]!.pid);
+      return accepts;
+    });
+    const results = await held;
+    expect(results.map((r) => (r as PromiseRejectedResult).reason)).toEqual(
+      [1, 2, 3].map(() =>
+        expect.objectContaining({
+          status: 503,
+          detail: "the event could not be stored right now; retry the request",
+        }),
+      ),
+    );
+    expect(warnings).toContainEqual([
+      "events not stored: database unavailable",
+      expect.objectContaining({ events: 3, sqlstate: "57P01" }),
+    ]);
+    expect(await db.prisma.event.count()).toBe(0);
+    // The pool dropped the ended connection: the next accept is stored.
+    const next = await acceptEvent(deps, BACKEND, event(4));
+    expect(next.event.status).toBe("pending");
+  } finally {
+    await holder.$disconnect();
+  }
+});
+
 it("with Redis down the batch is stored (pending) and each event is logged for the sweep", async () => {
   const down = createQueues({ redisUrl: "redis://127.0.0.1:1", prefix: "unused", unavailableAfterMs: 200 });
   try {
