@@ -8,7 +8,9 @@
  *     npx ts-node --transpile-only bench/ab-accept.ts
  *
  * A variant is a space-separated list of KEY=value environment settings for the API process;
- * NODE_FLAGS (comma-separated) goes to node itself. The empty variant is the default setup. The
+ * NODE_FLAGS (comma-separated) goes to node itself, and API_MAIN runs another build's
+ * apps/api/dist/main.js instead of this one's (to compare commits: `git worktree add /tmp/base
+ * <commit>`, then `npm ci && npm run build` there, and `API_MAIN=/tmp/base/apps/api/dist/main.js`). The empty variant is the default setup. The
  * first variant is the base of the printed ratios. AB_ROUNDS (default 6) and AB_SECONDS
  * (default 5) set the rounds per variant and their length. Needs `npm run build` and wrk.
  */
@@ -31,6 +33,7 @@ interface Variant {
   label: string;
   env: Record<string, string>;
   nodeFlags: string[];
+  main?: string;
 }
 
 interface Running extends Variant {
@@ -51,8 +54,10 @@ function parseVariants(spec: string): Variant[] {
       env[pair.slice(0, at)] = pair.slice(at + 1);
     }
     const nodeFlags = (env.NODE_FLAGS ?? "").split(",").filter(Boolean);
+    const main = env.API_MAIN;
     delete env.NODE_FLAGS;
-    return { label: text.trim() || "(default)", env, nodeFlags };
+    delete env.API_MAIN;
+    return { label: text.trim() || "(default)", env, nodeFlags, main };
   });
 }
 
@@ -74,6 +79,7 @@ async function start(variant: Variant, index: number, tag: string): Promise<Runn
     prefix: `svc-bench-ab-${tag}-${index}`,
     env: variant.env,
     nodeArgs: variant.nodeFlags,
+    main: variant.main,
   });
   const prisma = createPrisma({ databaseUrl: db });
   const { key } = await createApiKey(

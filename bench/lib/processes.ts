@@ -48,6 +48,8 @@ export interface AcceptApiOptions {
   /** More settings for the API process (they win over the defaults below). */
   env?: NodeJS.ProcessEnv;
   nodeArgs?: string[];
+  /** Another build's API entry point (a checkout of an earlier commit, for A/B runs). */
+  main?: string;
 }
 
 /**
@@ -56,7 +58,7 @@ export interface AcceptApiOptions {
  */
 export function startAcceptApi(options: AcceptApiOptions): Promise<ChildProcess> {
   return startNode(
-    path.resolve(__dirname, "../../apps/api/dist/main.js"),
+    options.main ?? path.resolve(__dirname, "../../apps/api/dist/main.js"),
     [],
     {
       DATABASE_URL: options.databaseUrl,
