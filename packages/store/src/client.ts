@@ -17,6 +17,10 @@ const pools = new WeakMap<PrismaClient, Pool>();
  */
 export function createPrisma(options: CreatePrismaOptions): PrismaClient {
   const pool = new Pool({ connectionString: options.databaseUrl, max: options.poolMax });
+  // An idle connection that Postgres ends (restart, failover, idle timeout) makes the pool emit
+  // 'error' after dropping it; with no listener that would crash the process. The adapter adds
+  // its own only once Prisma first connects, and `pgPoolOf` users may come first.
+  pool.on("error", () => undefined);
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(client, pool);
   return client;

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { Pool } from "pg";
 import { PrismaClient as BarePrismaClient } from "../generated/prisma/client";
 import { createPrisma, pgPoolOf } from "../client";
 import { dropDatabase, scratchDatabaseUrl } from "./scratch";
@@ -39,4 +41,22 @@ it("Prisma and pgPoolOf share one pool, capped by poolMax, ended by $disconnect"
 it("pgPoolOf refuses a client createPrisma did not make", () => {
   const bare = Object.create(BarePrismaClient.prototype) as BarePrismaClient;
   expect(() => pgPoolOf(bare)).toThrow("pgPoolOf: this PrismaClient was not made by createPrisma");
+});
+
+it("an idle connection Postgres ends before Prisma's first query neither crashes nor sticks", async () => {
+  const prisma = createPrisma({ databaseUrl, poolMax: 2 });
+  const pool = pgPoolOf(prisma);
+  try {
+    const { rows } = await pool.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    const admin = new Pool({ connectionString: databaseUrl, max: 1 });
+    await admin.query("SELECT pg_terminate_backend($1)", [rows[0]!.pid]);
+    await admin.end();
+    // The pool drops the ended connection and emits 'error'; with nobody listening that emit
+    // would throw out of pg's socket handler and fail this test as an uncaught exception.
+    while (pool.totalCount > 0) await sleep(5);
+    const again = await pool.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    expect(again.rows[0]!.pid).not.toBe(rows[0]!.pid);
+  } finally {
+    await prisma.$disconnect();
+  }
 });
