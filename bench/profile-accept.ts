@@ -4,7 +4,9 @@
  * functions by self time, grouped also by package. Run: `npm run build && npx ts-node
  * --transpile-only bench/profile-accept.ts` (PROFILE_SECONDS, default 10). PROFILE_CPU=0 runs the
  * child without the profiler (the profiler itself costs CPU per request) and PROFILE_ROUNDS (default
- * 1) repeats the load, printing each round and the median µs CPU per request.
+ * 1) repeats the load, printing each round and the median µs CPU per request. PROFILE_INTERVAL_US
+ * (default 1000) samples more often, e.g. 100 to see how long the event loop's idle stretches are;
+ * PROFILE_CONNECTIONS (default 32) changes wrk's connections.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
@@ -36,7 +38,13 @@ async function main() {
     port,
     prefix: `svc-profile-${tag}`,
     env: { SVC__LOG__LEVEL: process.env.PROFILE_LOG_LEVEL ?? "warn" },
-    nodeArgs: PROFILING ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [],
+    nodeArgs: PROFILING
+      ? [
+          "--cpu-prof",
+          `--cpu-prof-dir=${dir}`,
+          `--cpu-prof-interval=${process.env.PROFILE_INTERVAL_US ?? 1000}`,
+        ]
+      : [],
   });
   const prisma = createPrisma({ databaseUrl: db });
   const { key } = await createApiKey(
