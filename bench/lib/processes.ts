@@ -10,8 +10,9 @@ export async function startNode(
   env: NodeJS.ProcessEnv,
   readyUrl: string,
   nodeArgs: string[] = [],
+  nodeBinary: string = process.execPath,
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+  const child = spawn(nodeBinary, [...nodeArgs, script, ...args], {
     env: { ...process.env, ...env },
     // BENCH_CHILD_STDERR=inherit shows the child's stderr live (for temporary instrumentation).
     stdio: ["ignore", "ignore", process.env.BENCH_CHILD_STDERR === "inherit" ? "inherit" : "pipe"],
@@ -50,6 +51,8 @@ export interface AcceptApiOptions {
   nodeArgs?: string[];
   /** Another build's API entry point (a checkout of an earlier commit, for A/B runs). */
   main?: string;
+  /** Another node binary (another Node version, for A/B runs). */
+  nodeBinary?: string;
 }
 
 /**
@@ -73,5 +76,6 @@ export function startAcceptApi(options: AcceptApiOptions): Promise<ChildProcess>
     },
     `http://127.0.0.1:${options.port}/readyz`,
     options.nodeArgs,
+    options.nodeBinary,
   );
 }
