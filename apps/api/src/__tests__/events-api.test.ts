@@ -360,6 +360,37 @@ describe("POST /v1/rules/evaluate", () => {
     });
   });
 
+  it("refuses what POST /v1/events would refuse: 422 for a control character in the recipient or \\u0000 anywhere", async () => {
+    for (const recipient of ["ann\u0000", "ann\u0007"]) {
+      const res = await h.as().post("/v1/rules/evaluate").send({ name: "eval.test", recipient }).expect(422);
+      expect(res.body).toMatchObject({
+        detail: "body.recipient: external id must be 1-255 characters without control characters",
+        errors: [
+          {
+            loc: ["body", "recipient"],
+            msg: "external id must be 1-255 characters without control characters",
+            type: "value_error",
+          },
+        ],
+      });
+    }
+    for (const extra of [
+      { idempotency_key: "k\u0000" },
+      { data: { note: "a\u0000b" } },
+      { data: { list: [{ "key\u0000": 1 }] } },
+    ]) {
+      const body = { name: "eval.test", recipient: "ann", ...extra };
+      const res = await h.as().post("/v1/rules/evaluate").send(body).expect(422);
+      expect(res.body).toMatchObject({
+        detail: "the event holds text Postgres cannot store (such as the character \\u0000)",
+        errors: [{ loc: ["body"], msg: "contains a character that cannot be stored (such as \\u0000)" }],
+      });
+      // The same body as an event is refused the same way.
+      const sent = await h.as().post("/v1/events").send(body).expect(422);
+      expect(sent.body.detail).toBe(res.body.detail);
+    }
+  });
+
   it("404 for an unknown person; admin only", async () => {
     await h.as().post("/v1/rules/evaluate").send({ name: "eval.test", recipient: "nobody" }).expect(404);
     await h.as(writer).post("/v1/rules/evaluate").send({ name: "eval.test", recipient: "ann" }).expect(403);

@@ -10,7 +10,8 @@ import {
 } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
 import { $transaction, type PrismaClient } from "@svc/store";
-import { isReservedEventName } from "../events/event-input";
+import { holdsNulCharacter, unstorableTextError } from "../events/commit-events";
+import { isReservedEventName, isValidExternalId } from "../events/event-input";
 import { loadIngestRules } from "../ingest/load-ingest-rules";
 import { composeRuleMessage, ruleComposeRequest } from "../ingest/rule-message";
 import { validationError } from "../shared/validation";
@@ -46,6 +47,17 @@ export async function evaluateRules(
     throw validationError([
       { loc: ["body", "name"], msg: name.detail ?? "invalid event name", type: "value_error" },
     ]);
+  // What POST /v1/events would refuse, the dry run refuses alike (and Postgres never sees it).
+  if (!isValidExternalId(input.recipient)) {
+    throw validationError([
+      {
+        loc: ["body", "recipient"],
+        msg: "external id must be 1-255 characters without control characters",
+        type: "value_error",
+      },
+    ]);
+  }
+  if (holdsNulCharacter(input)) throw unstorableTextError();
   const { prisma } = deps;
   const recipient = await prisma.recipient.findUnique({ where: { external_id: input.recipient } });
   if (!recipient) throw new AppError("not_found", `no recipient '${input.recipient}'`);

@@ -146,21 +146,7 @@ function isTransient(error: unknown): boolean {
 
 /** The error each request of a failed batch answers with: 422 for its content, 503 for an outage, else the error (500). */
 function storeError(error: unknown, deps: CommitEventsDeps, rows: readonly NewEvent[]): unknown {
-  if (isDataException(error)) {
-    return new AppError(
-      "validation",
-      "the event holds text Postgres cannot store (such as the character \\u0000)",
-      {
-        errors: [
-          {
-            loc: ["body"],
-            msg: "contains a character that cannot be stored (such as \\u0000)",
-            type: "value_error",
-          },
-        ],
-      },
-    );
-  }
+  if (isDataException(error)) return unstorableTextError();
   if (!isTransient(error)) return error;
   deps.logger.warn("events not stored: database unavailable", {
     events: rows.length,
@@ -170,4 +156,31 @@ function storeError(error: unknown, deps: CommitEventsDeps, rows: readonly NewEv
   return new AppError("unavailable", "the event could not be stored right now; retry the request", {
     cause: error,
   });
+}
+
+/** 422 for an event holding text Postgres cannot store (`\u0000`), as its INSERT would be refused. */
+export function unstorableTextError(): AppError {
+  return new AppError(
+    "validation",
+    "the event holds text Postgres cannot store (such as the character \\u0000)",
+    {
+      errors: [
+        {
+          loc: ["body"],
+          msg: "contains a character that cannot be stored (such as \\u0000)",
+          type: "value_error",
+        },
+      ],
+    },
+  );
+}
+
+/** Whether a string, or any key or string inside an object or array, holds `\u0000`. */
+export function holdsNulCharacter(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(holdsNulCharacter);
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).some(([key, inner]) => key.includes("\u0000") || holdsNulCharacter(inner));
+  }
+  return false;
 }
