@@ -10,6 +10,7 @@ import { requestPath } from "./http/problem";
 import { probesRouter, type ReadinessCheck } from "./http/probes";
 import { requestContext } from "./http/request-context";
 import { series } from "./http/middleware-series";
+import { refuseUnstorableText } from "./http/unstorable-text";
 import { assertValidOpenApiDocument } from "./openapi/assert-valid";
 import { loadOpenApiDocument, type OpenApiDocument } from "./openapi/load-openapi";
 
@@ -46,7 +47,8 @@ const notImplemented: RequestHandler = (req, _res, next) =>
   next(new AppError("not_found", `No endpoint at ${req.method} ${requestPath(req)}`));
 
 // Order matters: context and access log; docs; unvalidated mounts; body parsing (errors held);
-// route matching; beforeValidation (auth); held body errors; validation; routes; problem handler.
+// route matching; beforeValidation (auth); held body errors; validation; no U+0000 in the body;
+// routes; problem handler.
 // Steps that run on every request share one router layer each (see middleware-series).
 export function createApp(deps: AppDeps): Express {
   const doc = deps.apiDocument ?? loadOpenApiDocument();
@@ -75,6 +77,7 @@ export function createApp(deps: AppDeps): Express {
       ...(deps.beforeValidation ?? []),
       raiseHeldBodyError,
       ...openapi.validate,
+      refuseUnstorableText,
       routes.handle,
       notImplemented,
     ),

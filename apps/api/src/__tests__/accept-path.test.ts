@@ -117,11 +117,11 @@ describe("concurrent events", () => {
     expect(statuses.slice(3)).toEqual([422, 202]);
     expect(responses[3]!.body).toMatchObject({
       status: 422,
-      detail: "the event holds text Postgres cannot store (such as the character \\u0000)",
+      detail: "body.data.note: contains the character \\u0000, which cannot be stored",
       errors: [
         {
-          loc: ["body"],
-          msg: "contains a character that cannot be stored (such as \\u0000)",
+          loc: ["body", "data", "note"],
+          msg: "contains the character \\u0000, which cannot be stored",
           type: "value_error",
         },
       ],

@@ -3,8 +3,8 @@ import { startHarness, type Harness } from "./service-harness";
 
 // Every documented operation, with path parameters and bodies a careless or hostile client might
 // send: never a 500, always a problem+json. Text Postgres cannot hold (`\u0000`) is the usual way
-// a 500 slips through (a lookup or insert refused by the database); this sweep found three such
-// paths (resource ids, and the dry run's recipient and idempotency key) before they were fixed.
+// a 500 slips through (a lookup or insert refused by the database); these sweeps found resource
+// ids, the dry run, API key names, template and agent updates doing so before they were fixed.
 
 let h: Harness;
 
@@ -62,3 +62,34 @@ it.each(operations())(
     expect(failures).toEqual([]);
   },
 );
+
+// Bodies that pass the OpenAPI document, with a NUL in one field: each was a 500 from Postgres
+// before the API refused U+0000 in any body (http/unstorable-text.ts).
+it.each([
+  ["post", "/v1/api-keys", { name: "k\u0000", scopes: ["events:write"] }, ["body", "name"]],
+  [
+    "patch",
+    "/v1/templates/nul-tpl",
+    { locales: { en: { title: "t\u0000", body: "b" } } },
+    ["body", "locales", "en", "title"],
+  ],
+  ["patch", "/v1/agents/nul-bot", { name: "B\u0000" }, ["body", "name"]],
+  ["post", "/v1/categories", { key: "nul-cat", description: "\u0000" }, ["body", "description"]],
+  [
+    "post",
+    "/v1/events",
+    { name: "order.created", recipient: "u1", data: { "k\u0000": 1 } },
+    ["body", "data", "k\u0000"],
+  ],
+] as const)("%s %s with a NUL in one field is 422 at that field", async (method, path, body, loc) => {
+  await h
+    .as()
+    .post("/v1/templates")
+    .send({ key: "nul-tpl", locales: { en: { title: "t", body: "b" } } });
+  await h.as().post("/v1/agents").send({ key: "nul-bot", name: "Bot" });
+  const res = await h.as()[method](path).send(body).expect(422);
+  expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+  expect(res.body.errors).toEqual([
+    { loc, msg: "contains the character \\u0000, which cannot be stored", type: "value_error" },
+  ]);
+});

@@ -10,7 +10,6 @@ import {
 } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
 import { $transaction, type PrismaClient } from "@svc/store";
-import { holdsNulCharacter, unstorableTextError } from "../events/commit-events";
 import { isReservedEventName, isValidExternalId } from "../events/event-input";
 import { loadIngestRules } from "../ingest/load-ingest-rules";
 import { composeRuleMessage, ruleComposeRequest } from "../ingest/rule-message";
@@ -47,7 +46,8 @@ export async function evaluateRules(
     throw validationError([
       { loc: ["body", "name"], msg: name.detail ?? "invalid event name", type: "value_error" },
     ]);
-  // What POST /v1/events would refuse, the dry run refuses alike (and Postgres never sees it).
+  // What POST /v1/events would refuse, the dry run refuses alike (and Postgres never sees it; a
+  // NUL anywhere in the body is refused by the API before this runs).
   if (!isValidExternalId(input.recipient)) {
     throw validationError([
       {
@@ -57,7 +57,6 @@ export async function evaluateRules(
       },
     ]);
   }
-  if (holdsNulCharacter(input)) throw unstorableTextError();
   const { prisma } = deps;
   const recipient = await prisma.recipient.findUnique({ where: { external_id: input.recipient } });
   if (!recipient) throw new AppError("not_found", `no recipient '${input.recipient}'`);

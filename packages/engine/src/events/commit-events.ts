@@ -174,13 +174,3 @@ export function unstorableTextError(): AppError {
     },
   );
 }
-
-/** Whether a string, or any key or string inside an object or array, holds `\u0000`. */
-export function holdsNulCharacter(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (Array.isArray(value)) return value.some(holdsNulCharacter);
-  if (value !== null && typeof value === "object") {
-    return Object.entries(value).some(([key, inner]) => key.includes("\u0000") || holdsNulCharacter(inner));
-  }
-  return false;
-}
