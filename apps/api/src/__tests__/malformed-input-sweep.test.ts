@@ -93,3 +93,52 @@ it.each([
     { loc, msg: "contains the character \\u0000, which cannot be stored", type: "value_error" },
   ]);
 });
+
+// Periods longer than the integer column of seconds that stores them: 422, not a 500.
+it.each([
+  ["/v1/rules", { key: "long-delay", delay: "P100000W" }, ["body", "delay"]],
+  ["/v1/rules", { key: "long-expiry", expires_in: "PT99999999999S" }, ["body", "expires_in"]],
+  [
+    "/v1/agents",
+    { key: "long-cap", frequency_caps: [{ period: "P100000W", limit: 1 }] },
+    ["body", "frequency_caps", 0, "period"],
+  ],
+] as const)("POST %s with a period past 68 years is 422 at that field", async (path, fields, loc) => {
+  await h.as().post("/v1/categories").send({ key: "long-cat" });
+  await h
+    .as()
+    .post("/v1/templates")
+    .send({ key: "long-tpl", locales: { en: { title: "t", body: "b" } } });
+  const base =
+    path === "/v1/rules"
+      ? { event: "order.*", template: "long-tpl", category: "long-cat", channels: ["email"] }
+      : { name: "Bot" };
+  const res = await h
+    .as()
+    .post(path)
+    .send({ ...base, ...fields })
+    .expect(422);
+  expect(res.body.errors).toContainEqual({
+    loc,
+    msg: "must be at most 2147483647 seconds (about 68 years)",
+    type: "value_error",
+  });
+});
+
+it("a period given as more seconds than 2147483647 is refused by the document", async () => {
+  const res = await h
+    .as()
+    .post("/v1/rules")
+    .send({
+      key: "long-num",
+      event: "a",
+      template: "long-tpl",
+      category: "long-cat",
+      channels: ["email"],
+      delay: 2_147_483_648,
+    })
+    .expect(422);
+  expect(res.body.errors).toEqual([
+    expect.objectContaining({ loc: ["body", "delay"], msg: "must be <= 2147483647" }),
+  ]);
+});

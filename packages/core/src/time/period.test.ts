@@ -1,4 +1,11 @@
-import { formatPeriod, InvalidPeriodError, parsePeriod, tryParsePeriod } from "./period";
+import {
+  formatPeriod,
+  InvalidPeriodError,
+  isPeriodTooLong,
+  MAX_PERIOD_SECONDS,
+  parsePeriod,
+  tryParsePeriod,
+} from "./period";
 
 describe("parsePeriod", () => {
   test.each<[unknown, number]>([
@@ -32,6 +39,10 @@ describe("parsePeriod", () => {
     [-1, "seconds must be a whole number of 0 or more"],
     [1.5, "seconds must be a whole number of 0 or more"],
     [null, "expected an ISO 8601 duration or a number of seconds"],
+    [2_147_483_648, "must be at most 2147483647 seconds (about 68 years)"],
+    ["P100000W", "must be at most 2147483647 seconds (about 68 years)"],
+    ["PT99999999999S", "must be at most 2147483647 seconds (about 68 years)"],
+    ["P99999999999999999999D", "must be at most 2147483647 seconds (about 68 years)"],
   ])("%j is refused: %s", (input, why) => {
     expect(() => parsePeriod(input)).toThrow(InvalidPeriodError);
     expect(() => parsePeriod(input)).toThrow(`invalid period ${JSON.stringify(input)}: ${why}`);
@@ -57,5 +68,17 @@ describe("formatPeriod", () => {
   test("refuses negative and fractional seconds", () => {
     expect(() => formatPeriod(-1)).toThrow(InvalidPeriodError);
     expect(() => formatPeriod(1.5)).toThrow(InvalidPeriodError);
+  });
+});
+
+describe("the longest period", () => {
+  test("is what an integer column of seconds holds; one more is too long, not malformed", () => {
+    expect(parsePeriod(MAX_PERIOD_SECONDS)).toBe(2_147_483_647);
+    expect(parsePeriod("P3550W")).toBe(3550 * 604_800);
+    expect(isPeriodTooLong(MAX_PERIOD_SECONDS + 1)).toBe(true);
+    expect(isPeriodTooLong("P100000W")).toBe(true);
+    expect(isPeriodTooLong(MAX_PERIOD_SECONDS)).toBe(false);
+    expect(isPeriodTooLong("P1M")).toBe(false); // refused, but for its unit
+    expect(isPeriodTooLong("nonsense")).toBe(false);
   });
 });

@@ -6,6 +6,10 @@
 
 const SECONDS = { W: 604_800, D: 86_400, H: 3_600, M: 60, S: 1 } as const;
 
+/** The longest period: what a Postgres `integer` column of seconds holds (about 68 years). */
+export const MAX_PERIOD_SECONDS = 2_147_483_647;
+export const PERIOD_TOO_LONG = `must be at most ${MAX_PERIOD_SECONDS} seconds (about 68 years)`;
+
 // Years and months are matched only so that they can be refused with a helpful message.
 const ISO_PERIOD = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
 
@@ -21,6 +25,21 @@ export class InvalidPeriodError extends RangeError {
 
 /** `"P1D"` → 86400, `"PT1H30M"` → 5400, `3600` → 3600, `"3600"` → 3600. Throws InvalidPeriodError. */
 export function parsePeriod(input: unknown): number {
+  const seconds = parseUnbounded(input);
+  if (seconds > MAX_PERIOD_SECONDS) throw new InvalidPeriodError(input, PERIOD_TOO_LONG);
+  return seconds;
+}
+
+/** Whether `input` is a well-formed period only too long to store (for a precise message). */
+export function isPeriodTooLong(input: unknown): boolean {
+  try {
+    return parseUnbounded(input) > MAX_PERIOD_SECONDS;
+  } catch {
+    return false;
+  }
+}
+
+function parseUnbounded(input: unknown): number {
   if (typeof input === "number") {
     if (!Number.isSafeInteger(input) || input < 0)
       throw new InvalidPeriodError(input, "seconds must be a whole number of 0 or more");
@@ -29,7 +48,7 @@ export function parsePeriod(input: unknown): number {
   if (typeof input !== "string")
     throw new InvalidPeriodError(input, "expected an ISO 8601 duration or a number of seconds");
   const text = input.trim();
-  if (/^\d+$/.test(text)) return parsePeriod(Number(text));
+  if (/^\d+$/.test(text)) return parseUnbounded(Number(text));
   const upper = text.toUpperCase();
   const match = ISO_PERIOD.exec(upper);
   if (!match || upper === "P" || upper.endsWith("T")) {
@@ -45,7 +64,7 @@ export function parsePeriod(input: unknown): number {
     Number(h ?? 0) * SECONDS.H +
     Number(m ?? 0) * SECONDS.M +
     Number(s ?? 0);
-  if (!Number.isSafeInteger(total)) throw new InvalidPeriodError(input, "too long");
+  if (!Number.isSafeInteger(total)) throw new InvalidPeriodError(input, PERIOD_TOO_LONG);
   return total;
 }
 

@@ -1,4 +1,11 @@
-import { AppError, formatPeriod, tryParsePeriod, type ValidationIssue } from "@svc/core";
+import {
+  AppError,
+  formatPeriod,
+  isPeriodTooLong,
+  PERIOD_TOO_LONG,
+  tryParsePeriod,
+  type ValidationIssue,
+} from "@svc/core";
 import { Prisma, type CategoryRow, type PrismaClient } from "@svc/store";
 import { keyedResource } from "../shared/keyed-resource";
 import { formatCaps, parseCaps, validationError } from "../shared/validation";
@@ -56,7 +63,9 @@ function toData(input: CategoryInput, full: boolean) {
       if (pause === null || pause === 0) {
         issues.push({
           loc: ["body", "fatigue", "pause"],
-          msg: "expected an ISO 8601 duration or a positive number of seconds",
+          msg: isPeriodTooLong(merged.fatigue.pause)
+            ? PERIOD_TOO_LONG
+            : "expected an ISO 8601 duration or a positive number of seconds",
           type: "value_error",
         });
       }

@@ -3,6 +3,8 @@ import {
   isTimeOfDay,
   isWeekdayName,
   tryParsePeriod,
+  isPeriodTooLong,
+  PERIOD_TOO_LONG,
   validateCondition,
   validateEventPattern,
   type Importance,
@@ -148,7 +150,9 @@ function period(
   if (seconds === null)
     issues.push({
       loc: ["body", field],
-      msg: "expected an ISO 8601 duration (PT1H, P1D) or a number of seconds",
+      msg: isPeriodTooLong(value)
+        ? PERIOD_TOO_LONG
+        : "expected an ISO 8601 duration (PT1H, P1D) or a number of seconds",
       type: "value_error",
     });
   return seconds;
