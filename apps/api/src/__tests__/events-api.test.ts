@@ -381,7 +381,7 @@ describe("POST /v1/rules/evaluate", () => {
       [{ data: { note: "a\u0000b" } }, ["body", "data", "note"]],
       [{ data: { list: [{ "key\u0000": 1 }] } }, ["body", "data", "list", 0, "key\u0000"]],
     ] as const) {
-      const body = { name: "eval.test", recipient: "ann", ...extra };
+      const body: Record<string, unknown> = Object.assign({ name: "eval.test", recipient: "ann" }, extra);
       const res = await h.as().post("/v1/rules/evaluate").send(body).expect(422);
       expect(res.body.errors).toEqual([
         { loc, msg: "contains the character \\u0000, which cannot be stored", type: "value_error" },

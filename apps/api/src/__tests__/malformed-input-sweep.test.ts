@@ -35,8 +35,14 @@ const BODIES: unknown[] = [
 type Method = "get" | "post" | "put" | "patch" | "delete";
 const METHODS: Method[] = ["get", "post", "put", "patch", "delete"];
 
+type Doc = {
+  paths: Record<string, Record<string, { parameters?: Param[] } | Param[]>>;
+  components: { parameters: Record<string, Param> };
+};
+type Param = { name?: string; in?: string; $ref?: string };
+
 function operations(): [Method, string][] {
-  const doc = loadOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
+  const doc = loadOpenApiDocument() as unknown as Doc;
   return Object.entries(doc.paths).flatMap(([template, item]) =>
     METHODS.filter((m) => m in item).map((m): [Method, string] => [m, template]),
   );
@@ -141,4 +147,31 @@ it("a period given as more seconds than 2147483647 is refused by the document", 
   expect(res.body.errors).toEqual([
     expect.objectContaining({ loc: ["body", "delay"], msg: "must be <= 2147483647" }),
   ]);
+});
+
+/** `[path template, query parameter]` for every query parameter of every GET. */
+function queryParameters(): [string, string][] {
+  const doc = loadOpenApiDocument() as unknown as Doc;
+  const resolve = (p: Param): Param => (p.$ref ? doc.components.parameters[p.$ref.split("/").pop()!]! : p);
+  return Object.entries(doc.paths).flatMap(([template, item]) => {
+    const get = item.get as { parameters?: Param[] } | undefined;
+    if (!get) return [];
+    const params = [...((item.parameters as Param[] | undefined) ?? []), ...(get.parameters ?? [])].map(
+      resolve,
+    );
+    return params.filter((p) => p.in === "query").map((p): [string, string] => [template, p.name!]);
+  });
+}
+
+it.each(queryParameters())("GET %s?%s= with odd values: a problem, never a 500", async (template, name) => {
+  const path = template.replace(/\{[^}]+\}/g, "x");
+  const failures: string[] = [];
+  for (const value of ["%00", "a%00b", "x".repeat(1000), "-1", "999999999999", "%E0%A4%A", "msg_%00"]) {
+    for (const query of [`${name}=${value}`, `${name}=${value}&${name}=${value}`]) {
+      const res = await h.as().get(`${path}?${query}`);
+      const problem = String(res.headers["content-type"] ?? "").startsWith("application/problem+json");
+      if (res.status >= 500 || (res.status >= 400 && !problem)) failures.push(`${query} -> ${res.status}`);
+    }
+  }
+  expect(failures).toEqual([]);
 });

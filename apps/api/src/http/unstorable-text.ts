@@ -3,8 +3,9 @@ import { AppError } from "@svc/core";
 
 // Postgres text and jsonb cannot hold U+0000, and svc stores what it is sent, so a JSON body with
 // a NUL in any string or key would reach the database only to be refused there (a 500, or a
-// half-done request). It is refused up front with the place it was found. JSON Schema has no
-// way to say "no NUL anywhere", so this runs right after the OpenAPI validation, for every body.
+// half-done request). It is refused up front with the place it was found, and so is a query
+// value. JSON Schema has no way to say "no NUL anywhere", so this runs right after the OpenAPI
+// validation, for every request.
 
 type Loc = (string | number)[];
 
@@ -29,11 +30,16 @@ export function findNulCharacter(value: unknown, loc: Loc = []): Loc | null {
 }
 
 export const refuseUnstorableText: RequestHandler = (req, _res, next) => {
-  const found = findNulCharacter(req.body as unknown);
+  // The query too: a filter value is compared in SQL, where a NUL is an error as well.
+  const inBody = findNulCharacter(req.body as unknown);
+  const found = inBody ? ["body", ...inBody] : prefixed("query", findNulCharacter(req.query as unknown));
   if (!found) return next();
-  const loc = ["body", ...found];
   const msg = "contains the character \\u0000, which cannot be stored";
   next(
-    new AppError("validation", `${loc.join(".")}: ${msg}`, { errors: [{ loc, msg, type: "value_error" }] }),
+    new AppError("validation", `${found.join(".")}: ${msg}`, {
+      errors: [{ loc: found, msg, type: "value_error" }],
+    }),
   );
 };
+
+const prefixed = (root: string, loc: Loc | null): Loc | null => (loc ? [root, ...loc] : null);
