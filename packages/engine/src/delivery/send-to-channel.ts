@@ -83,6 +83,19 @@ function providerContent(deps: Pick<DeliveryDeps, "config">, input: ChannelTryIn
   };
 }
 
+/** The longest provider error kept on an attempt; the rest is cut (a provider's answer can be long). */
+export const ATTEMPT_ERROR_MAX = 1000;
+
+/**
+ * A provider's error text as an attempt can store it. Providers quote what the far side answered
+ * (error codes, reasons), and the far side may send U+0000, which Postgres text cannot hold: the
+ * attempt's write would fail and the delivery with it, again on every retry. NUL becomes U+FFFD.
+ */
+export function storableError(text: string): string {
+  const clean = text.includes("\u0000") ? text.replaceAll("\u0000", "\uFFFD") : text;
+  return clean.length <= ATTEMPT_ERROR_MAX ? clean : `${clean.slice(0, ATTEMPT_ERROR_MAX - 1)}…`;
+}
+
 // A provider that throws instead of resolving broke its contract; the outcome is unknown, so retry.
 async function safeSend(provider: Provider, request: SendRequest): Promise<SendResult> {
   try {
@@ -105,7 +118,7 @@ function attemptOf(channel: string, provider: Provider, address: string, result:
     address,
     ok: false,
     retryable: result.retryable,
-    error: result.error,
+    error: storableError(result.error),
   };
   if (result.retryAfterMs !== undefined) record.retryAfterMs = result.retryAfterMs;
   return record;
