@@ -101,7 +101,8 @@ async function rewrite(input: SummarizeInput): Promise<Rewrite> {
   return { source: "ai", text };
 }
 
-// Models like to wrap JSON in a Markdown fence; accept that, nothing looser.
+// Models like to wrap JSON in a Markdown fence; accept that, nothing looser. Text holding U+0000
+// is no answer either: no message could store it (Postgres text cannot hold that character).
 function parseAnswer(text: string): { title: string; body: string } | null {
   const unfenced = text.replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
   try {
@@ -109,6 +110,7 @@ function parseAnswer(text: string): { title: string; body: string } | null {
     const { title, body } = parsed ?? {};
     if (typeof title !== "string" || typeof body !== "string" || title.trim() === "" || body.trim() === "")
       return null;
+    if (title.includes("\u0000") || body.includes("\u0000")) return null;
     return { title: title.trim(), body: body.trim() };
   } catch {
     return null;

@@ -141,6 +141,11 @@ it.each<[string, Reply, string]>([
     "invalid answer",
   ],
   ["a server error", { status: 500, json: { error: { message: "boom" } } }, "http 500"],
+  [
+    "an answer holding U+0000 (no message could store it)",
+    { json: completion({ title: "2 new\u0000 comments", body: "https://x.example/t/t1" }) },
+    "invalid answer",
+  ],
 ])("%s falls back to the template text", async (_name, reply, reason) => {
   const message = await closeSmartDigest(reply);
   expect(message.content).toMatchObject({ ...BASELINE, summary: "template", summary_fallback: reason });
