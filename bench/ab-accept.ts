@@ -17,11 +17,10 @@
  * (default 5) set the rounds per variant and their length. Needs `npm run build` and wrk.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import type { ChildProcess } from "node:child_process";
 import { createApiKey } from "@svc/engine";
 import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
-import { startAcceptApi, stop } from "./lib/processes";
+import { cpuSecondsOf, startAcceptApi, stop } from "./lib/processes";
 import { fmt } from "./lib/results";
 import { median, postJsonScript, wrk } from "./lib/wrk";
 
@@ -64,14 +63,6 @@ function parseVariants(spec: string): Variant[] {
     delete env.NODE_BIN;
     return { label: text.trim() || "(default)", env, nodeFlags, main, nodeBinary };
   });
-}
-
-/** User + system CPU seconds a Linux process and its children (api.processes > 1) have used so far. */
-function cpuSecondsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  const own = (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (USER_HZ 100)
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean);
-  return own + children.reduce((sum, child) => sum + cpuSecondsOf(Number(child)), 0);
 }
 
 async function start(variant: Variant, index: number, tag: string): Promise<Running> {

@@ -9,12 +9,12 @@
  * PROFILE_CONNECTIONS (default 32) changes wrk's connections.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createApiKey } from "@svc/engine";
 import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
-import { startAcceptApi, stop } from "./lib/processes";
+import { cpuSecondsOf, startAcceptApi, stop } from "./lib/processes";
 import { summarizeProfile } from "./lib/cpu-profile";
 import { fmt } from "./lib/results";
 import { median, postJsonScript, wrk } from "./lib/wrk";
@@ -85,12 +85,6 @@ async function main() {
   if (!file) throw new Error(`no .cpuprofile written in ${dir}`);
   console.log(`profile: ${path.join(dir, file)}\n`);
   console.log(summarizeProfile(path.join(dir, file), Number(process.env.PROFILE_TOP ?? 40), SECONDS));
-}
-
-/** User + system CPU seconds a Linux process has used so far. */
-function cpuSecondsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
 }
 
 main().catch((error) => {

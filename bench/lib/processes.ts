@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -78,4 +79,12 @@ export function startAcceptApi(options: AcceptApiOptions): Promise<ChildProcess>
     options.nodeArgs,
     options.nodeBinary,
   );
+}
+
+/** User + system CPU seconds a Linux process and its children (api.processes > 1) have used so far. */
+export function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  const own = (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (USER_HZ 100)
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean);
+  return own + children.reduce((sum, child) => sum + cpuSecondsOf(Number(child)), 0);
 }

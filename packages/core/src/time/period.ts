@@ -39,6 +39,11 @@ export function isPeriodTooLong(input: unknown): boolean {
   }
 }
 
+/** The message for a period that did not parse: the length limit when that was its fault, else `otherwise`. */
+export function invalidPeriodMessage(input: unknown, otherwise: string): string {
+  return isPeriodTooLong(input) ? PERIOD_TOO_LONG : otherwise;
+}
+
 function parseUnbounded(input: unknown): number {
   if (typeof input === "number") {
     if (!Number.isSafeInteger(input) || input < 0)

@@ -1,11 +1,4 @@
-import {
-  AppError,
-  formatPeriod,
-  isPeriodTooLong,
-  PERIOD_TOO_LONG,
-  tryParsePeriod,
-  type ValidationIssue,
-} from "@svc/core";
+import { AppError, formatPeriod, invalidPeriodMessage, tryParsePeriod, type ValidationIssue } from "@svc/core";
 import { Prisma, type CategoryRow, type PrismaClient } from "@svc/store";
 import { keyedResource } from "../shared/keyed-resource";
 import { formatCaps, parseCaps, validationError } from "../shared/validation";
@@ -63,9 +56,10 @@ function toData(input: CategoryInput, full: boolean) {
       if (pause === null || pause === 0) {
         issues.push({
           loc: ["body", "fatigue", "pause"],
-          msg: isPeriodTooLong(merged.fatigue.pause)
-            ? PERIOD_TOO_LONG
-            : "expected an ISO 8601 duration or a positive number of seconds",
+          msg: invalidPeriodMessage(
+            merged.fatigue.pause,
+            "expected an ISO 8601 duration or a positive number of seconds",
+          ),
           type: "value_error",
         });
       }

@@ -10,7 +10,7 @@ import {
 } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
 import { $transaction, type PrismaClient } from "@svc/store";
-import { isReservedEventName, isValidExternalId } from "../events/event-input";
+import { assertExternalId, isReservedEventName } from "../events/event-input";
 import { loadIngestRules } from "../ingest/load-ingest-rules";
 import { composeRuleMessage, ruleComposeRequest } from "../ingest/rule-message";
 import { validationError } from "../shared/validation";
@@ -48,15 +48,7 @@ export async function evaluateRules(
     ]);
   // What POST /v1/events would refuse, the dry run refuses alike (and Postgres never sees it; a
   // NUL anywhere in the body is refused by the API before this runs).
-  if (!isValidExternalId(input.recipient)) {
-    throw validationError([
-      {
-        loc: ["body", "recipient"],
-        msg: "external id must be 1-255 characters without control characters",
-        type: "value_error",
-      },
-    ]);
-  }
+  assertExternalId(input.recipient, ["body", "recipient"]);
   const { prisma } = deps;
   const recipient = await prisma.recipient.findUnique({ where: { external_id: input.recipient } });
   if (!recipient) throw new AppError("not_found", `no recipient '${input.recipient}'`);

@@ -7,7 +7,7 @@ import {
   IDEMPOTENCY_RETENTION_MS,
   inlineProfileOf,
   isReservedEventName,
-  isValidExternalId,
+  assertExternalId,
   recipientExternalId,
   type EventInput,
 } from "./event-input";
@@ -97,15 +97,7 @@ function checkRequest(principal: Principal, input: EventInput): RecipientProfile
   }
   const profile = inlineProfileOf(input.recipient);
   const idLoc = profile ? ["body", "recipient", "external_id"] : ["body", "recipient"];
-  if (!isValidExternalId(recipientExternalId(input.recipient))) {
-    throw validationError([
-      {
-        loc: idLoc,
-        msg: "external id must be 1-255 characters without control characters",
-        type: "value_error",
-      },
-    ]);
-  }
+  assertExternalId(recipientExternalId(input.recipient), idLoc);
   if (profile === null) return null;
   if (principal.agentKey) {
     throw new AppError(

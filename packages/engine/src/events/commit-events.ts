@@ -146,7 +146,21 @@ function isTransient(error: unknown): boolean {
 
 /** The error each request of a failed batch answers with: 422 for its content, 503 for an outage, else the error (500). */
 function storeError(error: unknown, deps: CommitEventsDeps, rows: readonly NewEvent[]): unknown {
-  if (isDataException(error)) return unstorableTextError();
+  if (isDataException(error)) {
+    return new AppError(
+      "validation",
+      "the event holds text Postgres cannot store (such as the character \\u0000)",
+      {
+        errors: [
+          {
+            loc: ["body"],
+            msg: "contains a character that cannot be stored (such as \\u0000)",
+            type: "value_error",
+          },
+        ],
+      },
+    );
+  }
   if (!isTransient(error)) return error;
   deps.logger.warn("events not stored: database unavailable", {
     events: rows.length,
@@ -156,21 +170,4 @@ function storeError(error: unknown, deps: CommitEventsDeps, rows: readonly NewEv
   return new AppError("unavailable", "the event could not be stored right now; retry the request", {
     cause: error,
   });
-}
-
-/** 422 for an event holding text Postgres cannot store (`\u0000`), as its INSERT would be refused. */
-export function unstorableTextError(): AppError {
-  return new AppError(
-    "validation",
-    "the event holds text Postgres cannot store (such as the character \\u0000)",
-    {
-      errors: [
-        {
-          loc: ["body"],
-          msg: "contains a character that cannot be stored (such as \\u0000)",
-          type: "value_error",
-        },
-      ],
-    },
-  );
 }

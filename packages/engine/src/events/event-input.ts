@@ -1,4 +1,5 @@
 import type { RecipientProfileInput } from "../recipients/recipient-profile";
+import { validationError } from "../shared/validation";
 
 /** An inline recipient profile sent with an event (SPEC 2.3). */
 export interface InlineProfile extends RecipientProfileInput {
@@ -37,4 +38,12 @@ export function inlineProfileOf(recipient: EventInput["recipient"]): RecipientPr
 const CONTROL = /\p{Cc}/u;
 export function isValidExternalId(value: string): boolean {
   return value.length >= 1 && value.length <= 255 && !CONTROL.test(value);
+}
+
+/** 422 at `loc` unless `value` is a valid external id (events and the dry run alike). */
+export function assertExternalId(value: string, loc: (string | number)[]): void {
+  if (isValidExternalId(value)) return;
+  throw validationError([
+    { loc, msg: "external id must be 1-255 characters without control characters", type: "value_error" },
+  ]);
 }

@@ -3,8 +3,7 @@ import {
   isTimeOfDay,
   isWeekdayName,
   tryParsePeriod,
-  isPeriodTooLong,
-  PERIOD_TOO_LONG,
+  invalidPeriodMessage,
   validateCondition,
   validateEventPattern,
   type Importance,
@@ -150,9 +149,7 @@ function period(
   if (seconds === null)
     issues.push({
       loc: ["body", field],
-      msg: isPeriodTooLong(value)
-        ? PERIOD_TOO_LONG
-        : "expected an ISO 8601 duration (PT1H, P1D) or a number of seconds",
+      msg: invalidPeriodMessage(value, "expected an ISO 8601 duration (PT1H, P1D) or a number of seconds"),
       type: "value_error",
     });
   return seconds;

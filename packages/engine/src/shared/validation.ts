@@ -1,11 +1,4 @@
-import {
-  AppError,
-  formatPeriod,
-  isPeriodTooLong,
-  PERIOD_TOO_LONG,
-  tryParsePeriod,
-  type ValidationIssue,
-} from "@svc/core";
+import { AppError, formatPeriod, invalidPeriodMessage, tryParsePeriod, type ValidationIssue } from "@svc/core";
 
 // Checks that the OpenAPI document cannot express (periods, references to other resources) end
 // up as the same 422 shape as the validator's: a detail plus `errors[{loc, msg, type}]`.
@@ -31,9 +24,10 @@ export function parseCaps(
     if (period === null || period === 0) {
       issues.push({
         loc: [...loc, index, "period"],
-        msg: isPeriodTooLong(cap.period)
-          ? PERIOD_TOO_LONG
-          : "expected an ISO 8601 duration (PT1H, P1D, P7D) or a positive number of seconds",
+        msg: invalidPeriodMessage(
+          cap.period,
+          "expected an ISO 8601 duration (PT1H, P1D, P7D) or a positive number of seconds",
+        ),
         type: "value_error",
       });
     }
