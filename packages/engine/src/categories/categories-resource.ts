@@ -1,4 +1,10 @@
-import { AppError, formatPeriod, invalidPeriodMessage, tryParsePeriod, type ValidationIssue } from "@svc/core";
+import {
+  AppError,
+  formatPeriod,
+  invalidPeriodMessage,
+  tryParsePeriod,
+  type ValidationIssue,
+} from "@svc/core";
 import { Prisma, type CategoryRow, type PrismaClient } from "@svc/store";
 import { keyedResource } from "../shared/keyed-resource";
 import { formatCaps, parseCaps, validationError } from "../shared/validation";

@@ -1,4 +1,10 @@
-import { AppError, formatPeriod, invalidPeriodMessage, tryParsePeriod, type ValidationIssue } from "@svc/core";
+import {
+  AppError,
+  formatPeriod,
+  invalidPeriodMessage,
+  tryParsePeriod,
+  type ValidationIssue,
+} from "@svc/core";
 
 // Checks that the OpenAPI document cannot express (periods, references to other resources) end
 // up as the same 422 shape as the validator's: a detail plus `errors[{loc, msg, type}]`.
