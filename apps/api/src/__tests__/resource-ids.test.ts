@@ -27,6 +27,9 @@ it.each(ROUTES)(
     for (const bad of ["%00", "a%00b", "a%07b", "a.b", "a%20b"]) {
       const res = await h.as()[method](path(bad)).send({}).expect(422);
       expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(res.body.detail).toBe(
+        'Request validation failed: path.id: must match pattern "^[A-Za-z0-9_]+$"',
+      );
       expect(res.body.errors).toEqual([
         { loc: ["path", "id"], msg: 'must match pattern "^[A-Za-z0-9_]+$"', type: "pattern" },
       ]);
