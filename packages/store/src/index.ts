@@ -29,3 +29,5 @@ export type {
 export { checkDrift } from "./drift";
 export type { CheckDriftOptions, DriftResult } from "./drift";
 export * from "./rows";
+export { pageArgs } from "./repositories/paging";
+export type { PageWindow, PagePosition } from "./repositories/paging";

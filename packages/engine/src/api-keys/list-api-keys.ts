@@ -1,12 +1,13 @@
 import { AppError } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
-import { pageQuery, toPage, type PageRequest } from "../shared/paging";
+import { pageArgs, type PrismaClient } from "@svc/store";
+import { pageWindow, toPage, type PageRequest } from "../shared/paging";
 import { serializeApiKey } from "./serialize-api-key";
 
 export async function listApiKeys({ prisma }: { prisma: PrismaClient }, request: PageRequest) {
-  const q = pageQuery(request, "id");
+  const window = pageWindow(request);
+  const q = pageArgs(window, "id");
   const rows = await prisma.apiKey.findMany({ where: q.where, orderBy: q.orderBy, take: q.take });
-  return toPage(rows, q.limit, (row) => row.id, serializeApiKey);
+  return toPage(rows, window, (row) => row.id, serializeApiKey);
 }
 
 export async function getApiKey({ prisma }: { prisma: PrismaClient }, id: string) {

@@ -1,6 +1,6 @@
 import { AppError, type Principal } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
-import { pageQuery, toPage, type Page, type PageRequest } from "../shared/paging";
+import { pageArgs, type PrismaClient } from "@svc/store";
+import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { serializeLedgerEntry, type LedgerEntryView } from "./serialize-ledger-entry";
 
 /** Agent keys never read anyone's preferences or their history (SPEC 1.4). */
@@ -22,11 +22,12 @@ export async function listPreferenceHistory(
     select: { id: true },
   });
   if (!person) throw new AppError("not_found", `no recipient '${externalId}'`);
-  const q = pageQuery(request, "id");
+  const window = pageWindow(request);
+  const q = pageArgs(window, "id");
   const rows = await deps.prisma.consentEntry.findMany({
     where: { ...q.where, recipient_id: person.id },
     orderBy: q.orderBy,
     take: q.take,
   });
-  return toPage(rows, q.limit, (row) => row.id, serializeLedgerEntry);
+  return toPage(rows, window, (row) => row.id, serializeLedgerEntry);
 }

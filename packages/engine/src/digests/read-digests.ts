@@ -1,6 +1,6 @@
 import { AppError, type Principal } from "@svc/core";
-import { Prisma, type DigestRow, type PrismaClient } from "@svc/store";
-import { pageQuery, toPage, type Page, type PageRequest } from "../shared/paging";
+import { pageArgs, Prisma, type DigestRow, type PrismaClient } from "@svc/store";
+import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 
 /** Digest record (DECISIONS "Digests"); `items` are the kept events, oldest first. */
 export interface DigestView {
@@ -77,7 +77,8 @@ export async function listDigests(
   query: ListDigestsQuery,
 ): Promise<Page<DigestView>> {
   assertMaySeeDigests(principal);
-  const q = pageQuery(query, "id");
+  const window = pageWindow(query);
+  const q = pageArgs(window, "id");
   const filters: Prisma.DigestWhereInput[] = [];
   if (query.recipient !== undefined) {
     // By internal id, which the (recipient_id, created_at) index serves.
@@ -95,5 +96,5 @@ export async function listDigests(
     take: q.take,
     include: { items: true },
   });
-  return toPage(rows, q.limit, (row) => row.id, serializeDigest);
+  return toPage(rows, window, (row) => row.id, serializeDigest);
 }

@@ -1,13 +1,14 @@
 import { AppError, type Principal } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
-import { pageQuery, toPage, type PageRequest } from "../shared/paging";
+import { pageArgs, type PrismaClient } from "@svc/store";
+import { pageWindow, toPage, type PageRequest } from "../shared/paging";
 import { serializeEvent } from "./serialize-event";
 
 type Deps = { prisma: PrismaClient };
 
 /** GET /v1/events: newest first; agent keys see only the events they sent (SPEC 1.4). */
 export async function listEvents({ prisma }: Deps, principal: Principal, request: PageRequest) {
-  const q = pageQuery(request, "id");
+  const window = pageWindow(request);
+  const q = pageArgs(window, "id");
   const own = principal.agentKey ? { agent_key: principal.agentKey } : {};
   const rows = await prisma.event.findMany({
     where: { AND: [q.where, own] },
@@ -15,7 +16,7 @@ export async function listEvents({ prisma }: Deps, principal: Principal, request
     take: q.take,
     include: { outcomes: true },
   });
-  return toPage(rows, q.limit, (row) => row.id, serializeEvent);
+  return toPage(rows, window, (row) => row.id, serializeEvent);
 }
 
 /** GET /v1/events/{id}: another sender's event is 403 for an agent key (DECISIONS "Agents"). */

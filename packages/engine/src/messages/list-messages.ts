@@ -1,6 +1,6 @@
 import type { MessageStatus, Principal } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
-import { pageQuery, toPage, type Page, type PageRequest } from "../shared/paging";
+import { pageArgs, type PrismaClient } from "@svc/store";
+import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { serializeMessage, type MessageView } from "./serialize-message";
 
 export interface ListMessagesQuery extends PageRequest {
@@ -19,7 +19,8 @@ export async function listMessages(
   principal: Principal,
   query: ListMessagesQuery,
 ): Promise<Page<MessageView>> {
-  const q = pageQuery(query, "id");
+  const window = pageWindow(query);
+  const q = pageArgs(window, "id");
   const filters: Record<string, unknown>[] = [];
   if (query.recipient !== undefined) {
     // By internal id, which the (recipient_id, created_at) index serves.
@@ -41,5 +42,5 @@ export async function listMessages(
     take: q.take,
     include: { attempts: true },
   });
-  return toPage(rows, q.limit, (row) => row.id, serializeMessage);
+  return toPage(rows, window, (row) => row.id, serializeMessage);
 }

@@ -1,6 +1,6 @@
 import { AppError, type Principal } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
-import { pageQuery, toPage, type PageRequest } from "../shared/paging";
+import { pageArgs, type PrismaClient } from "@svc/store";
+import { pageWindow, toPage, type PageRequest } from "../shared/paging";
 import { checkProfile, writeProfile, type RecipientProfileInput } from "./recipient-profile";
 import { serializeRecipient } from "./serialize-recipient";
 
@@ -39,7 +39,8 @@ export async function getRecipient({ prisma }: Deps, principal: Principal, exter
 }
 
 export async function listRecipients({ prisma }: Deps, principal: Principal, request: PageRequest) {
-  const q = pageQuery(request, "id");
+  const window = pageWindow(request);
+  const q = pageArgs(window, "id");
   const rows = await prisma.recipient.findMany({
     where: q.where,
     orderBy: q.orderBy,
@@ -48,7 +49,7 @@ export async function listRecipients({ prisma }: Deps, principal: Principal, req
   });
   return toPage(
     rows,
-    q.limit,
+    window,
     (row) => row.id,
     (row) => serializeRecipient(row, viewFor(principal)),
   );

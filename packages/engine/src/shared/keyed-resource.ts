@@ -1,6 +1,6 @@
 import { AppError } from "@svc/core";
-import { isUniqueViolation } from "@svc/store";
-import { pageQuery, toPage, type PageRequest } from "./paging";
+import { isUniqueViolation, pageArgs } from "@svc/store";
+import { pageWindow, toPage, type PageRequest } from "./paging";
 
 // Admin resources with keys (categories, templates, rules, agents) share one HTTP contract
 // (DECISIONS "Requests and responses"): POST creates (409 when the key exists), PUT replaces or
@@ -88,11 +88,12 @@ export function keyedResource<Row extends { key: string; created_at: Date }, Inp
     },
 
     async list(request: PageRequest) {
-      const q = pageQuery(request, "key");
+      const window = pageWindow(request);
+      const q = pageArgs(window, "key");
       const rows = await spec
         .delegate()
         .findMany({ where: { ...q.where, ...spec.hiddenWhere }, orderBy: q.orderBy, take: q.take });
-      return toPage(rows, q.limit, (row) => row.key, spec.serialize);
+      return toPage(rows, window, (row) => row.key, spec.serialize);
     },
 
     async remove(key: string): Promise<void> {

@@ -1,7 +1,9 @@
 import { AppError } from "@svc/core";
+import type { PageWindow } from "@svc/store";
 
-// Lists are newest first with an opaque cursor (DECISIONS "Requests and responses"). The cursor
-// names the last row of the previous page by (created_at, id), so inserts never shift pages.
+// Lists are newest first with an opaque cursor (docs/decisions.md "Requests and responses"). The
+// cursor names the last row of the previous page by (created_at, id), so inserts never shift
+// pages. The repository reads the window (packages/store/src/repositories/paging.ts).
 
 export interface PageRequest {
   limit?: number;
@@ -45,39 +47,24 @@ export function decodeCursor(cursor: string): CursorPosition {
   });
 }
 
-/**
- * Prisma `where` and `orderBy` for one page over a table ordered by (created_at, <idField>) desc.
- * Fetch `take` rows (one more than the limit) and hand them to `toPage`.
- */
-export function pageQuery<F extends string>(request: PageRequest, idField: F) {
+/** The window a repository reads for this request: the page size (clamped) and the cursor's row. */
+export function pageWindow(request: PageRequest): PageWindow {
   const limit = Math.min(Math.max(request.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
   const position = request.cursor ? decodeCursor(request.cursor) : null;
-  const after = position
-    ? {
-        OR: [
-          { created_at: { lt: new Date(position.t) } },
-          { created_at: new Date(position.t), [idField]: { lt: position.id } },
-        ],
-      }
-    : {};
-  return {
-    limit,
-    where: after,
-    orderBy: [{ created_at: "desc" as const }, { [idField]: "desc" as const }],
-    take: limit + 1,
-  };
+  return { limit, after: position ? { createdAt: new Date(position.t), id: position.id } : null };
 }
 
+/** Cuts the repository's `limit + 1` rows to a page and names the next page's cursor. */
 export function toPage<Row extends { created_at: Date }, T>(
   rows: Row[],
-  limit: number,
+  window: PageWindow,
   idOf: (row: Row) => string,
   serialize: (row: Row) => T,
 ): Page<T> {
-  const items = rows.slice(0, limit);
+  const items = rows.slice(0, window.limit);
   const last = items[items.length - 1];
   return {
     items: items.map(serialize),
-    next_cursor: rows.length > limit && last ? encodeCursor(last.created_at, idOf(last)) : null,
+    next_cursor: rows.length > window.limit && last ? encodeCursor(last.created_at, idOf(last)) : null,
   };
 }
