@@ -31,3 +31,13 @@ export type { CheckDriftOptions, DriftResult } from "./drift";
 export * from "./rows";
 export { pageArgs } from "./repositories/paging";
 export type { PageWindow, PagePosition } from "./repositories/paging";
+export { classifyDatabaseError, wrapConnectionFailure, DatabaseUnavailableError } from "./database-errors";
+export type { ClassifiedDatabaseError, DatabaseErrorKind } from "./database-errors";
+// Repositories: every statement of the service, per aggregate (README "Repositories").
+export * from "./repositories/messages";
+export * from "./repositories/events";
+// Moved to the folder indexes when the recipients/ and config-resources/ folders land whole.
+export * from "./repositories/recipients/policy-rows";
+export * from "./repositories/recipients/fatigue-states";
+export * from "./repositories/recipients/preference-token-batch";
+export * from "./repositories/config-resources/composition-config";

@@ -1,3 +1,4 @@
+import { classifyDatabaseError } from "./database-errors";
 import { Prisma } from "./generated/prisma/client";
 
 // Short names for row types, so use cases read `RuleRow` rather than `Prisma.RuleModel`.
@@ -16,14 +17,7 @@ export type ConsentEntryRow = Prisma.ConsentEntryModel;
 export type ConsentRow = Prisma.ConsentModel;
 export type FatigueStateRow = Prisma.FatigueStateModel;
 
-/** A unique constraint said no (Prisma P2002, or the driver's SQLSTATE 23505). */
+/** A unique constraint said no (classified in database-errors.ts). */
 export function isUniqueViolation(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const { code, meta } = error as {
-    code?: unknown;
-    meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } };
-  };
-  if (code === "P2002" || code === "23505") return true;
-  const cause = meta?.driverAdapterError?.cause;
-  return cause?.kind === "UniqueConstraintViolation" || cause?.originalCode === "23505";
+  return classifyDatabaseError(error)?.kind === "unique_violation";
 }

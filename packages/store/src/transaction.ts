@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { classifyDatabaseError } from "./database-errors";
 import { Prisma, type PrismaClient } from "./generated/prisma/client";
 
 export type TransactionClient = Prisma.TransactionClient;
@@ -26,20 +27,9 @@ function isRootClient(db: PrismaClientOrTransaction): db is PrismaClient {
   return !isTransactionClient(db);
 }
 
-// Postgres asks the client to retry these: serialization_failure, deadlock_detected.
-const RETRYABLE_SQLSTATES = new Set(["40001", "40P01"]);
-
-/** Decided by codes only: Prisma's P2034, the driver adapter's error kind, or the SQLSTATE. */
+/** Serialization failure or deadlock, which Postgres asks the client to retry (database-errors.ts). */
 export function isRetryableTransactionError(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const { code, meta } = error as {
-    code?: unknown;
-    meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } };
-  };
-  if (code === "P2034") return true;
-  if (typeof code === "string" && RETRYABLE_SQLSTATES.has(code)) return true;
-  const cause = meta?.driverAdapterError?.cause;
-  return cause?.kind === "TransactionWriteConflict" || RETRYABLE_SQLSTATES.has(cause?.originalCode ?? "");
+  return classifyDatabaseError(error)?.kind === "retryable";
 }
 
 /**

@@ -1,10 +1,15 @@
 import { gaveUpReason, providerErrorsReason, REASON } from "@svc/core";
-import type { MessageRow } from "@svc/store";
-import { bumpGeneration, claimMessage } from "./claim-message";
+import {
+  bumpMessageGeneration,
+  currentRunAttempts,
+  finishSendingMessage,
+  recordDeliveryAttempts,
+  type MessageRow,
+} from "@svc/store";
+import { claimMessage } from "./claim-message";
 import { channelError, planRetry, runStateOf, tryOutcome } from "./delivery-run";
 import { deliveryBatches } from "./delivery-batches";
 import type { DeliveryDeps } from "./delivery-types";
-import { markFinal, recordAttempts, runAttempts } from "./delivery-writes";
 import { sendToChannel, type AttemptRecord } from "./send-to-channel";
 
 export type DeliveryOutcome =
@@ -51,7 +56,7 @@ export async function deliverMessage(
   const screening = await deps.screen(message, now);
   if (screening.action === "stop") return { status: "skipped", reason: "screening" };
 
-  const run = runStateOf(await runAttempts(deps.prisma, message));
+  const run = runStateOf(await currentRunAttempts(deps.prisma, message));
   const links = await deps.links(message, now);
   const permanentErrors = [...run.failedChannels.values()];
   for (const channel of recheck.channels) {
@@ -78,7 +83,7 @@ export async function deliverMessage(
       const won = await batches.writeSent.add({ message, channel, at, attempts, sentAt: deps.now() });
       return won ? { status: "sent", channel } : { status: "skipped", reason: "lease lost after sending" };
     }
-    await recordAttempts(deps.prisma, message.id, at, attempts);
+    await recordDeliveryAttempts(deps.prisma, message.id, at, attempts);
     if (outcome === "retry") {
       return retryOrGiveUp(deps, message, attempts, run.retries + 1, run.firstAttemptAt ?? at);
     }
@@ -132,8 +137,11 @@ async function scheduleNext(
   at: Date,
   now: Date,
 ): Promise<DeliveryOutcome> {
-  const data = status === "sending" ? { lease_until: at, updated_at: now } : { updated_at: now };
-  const next = await bumpGeneration(deps, { id: message.id, generation: message.generation, status }, data);
+  const next = await bumpMessageGeneration(
+    deps.prisma,
+    { id: message.id, generation: message.generation, status },
+    status === "sending" ? { leaseUntil: at, now } : { now },
+  );
   if (!next) return { status: "skipped", reason: "moved on" };
   await deps.queues.enqueue(
     "deliver-message",
@@ -150,7 +158,7 @@ async function finish(
   reason: string,
   now: Date,
 ): Promise<DeliveryOutcome> {
-  const won = await markFinal(deps.prisma, message, status, reason, now);
+  const won = await finishSendingMessage(deps.prisma, message, status, reason, now);
   if (!won) return { status: "skipped", reason: "lease lost" };
   deps.logger.info(`delivery ${status}`, { message_id: message.id, status_reason: reason });
   return { status, reason };

@@ -1,8 +1,14 @@
-import type { MessageRow } from "@svc/store";
-import { claimDueBatch, writeSentBatch, type ClaimRequest, type SentWrite } from "./delivery-batch-writes";
+import {
+  claimDueMessages,
+  loadRecheckFacts,
+  writeSentMessages,
+  type ClaimRequest,
+  type MessageRow,
+  type SentWrite,
+} from "@svc/store";
 import type { DeliveryDeps } from "./delivery-types";
 import { microBatcher, type MicroBatcher } from "./micro-batch";
-import { loadRecheckFacts, recheckFromFacts, type Recheck } from "./recheck-before-sending";
+import { recheckFromFacts, type Recheck } from "./recheck-before-sending";
 
 // The round trips of the common path, shared by the jobs one worker runs at once: 50 concurrent
 // jobs make a handful of queries between them instead of a dozen each.
@@ -20,9 +26,11 @@ export function deliveryBatches(deps: DeliveryDeps): DeliveryBatches {
   let batches = byDeps.get(deps);
   if (!batches) {
     batches = {
-      claimDue: microBatcher((requests) =>
-        claimDueBatch(deps.prisma, requests, deps.now(), deps.config.worker.lease_seconds),
-      ),
+      claimDue: microBatcher((requests) => {
+        const now = deps.now();
+        const leaseUntil = new Date(now.getTime() + deps.config.worker.lease_seconds * 1000);
+        return claimDueMessages(deps.prisma, requests, now, leaseUntil);
+      }),
       recheck: microBatcher(async (items) => {
         const facts = await loadRecheckFacts(
           deps.prisma,
@@ -30,7 +38,7 @@ export function deliveryBatches(deps: DeliveryDeps): DeliveryBatches {
         );
         return items.map((item, i) => recheckFromFacts(item.message, facts[i]!, item.now));
       }),
-      writeSent: microBatcher((writes) => writeSentBatch(deps.prisma, writes)),
+      writeSent: microBatcher((writes) => writeSentMessages(deps.prisma, writes)),
     };
     byDeps.set(deps, batches);
   }

@@ -1,16 +1,13 @@
+import type { RunAttempt } from "@svc/store";
+
 // What the stored attempts say about the current delivery run (pure). A run starts when a worker
 // claims the message from `queued` (delivery_attempts is reset to 0 there) and lasts through its
 // retries; `delivery_attempts` counts the attempt rows written since, so the run's rows are the
 // newest `delivery_attempts` rows. The rows of one channel try (every enabled address of the
 // channel, sent at once) share the try's `at`.
 
-export interface StoredAttempt {
-  channel: string;
-  ok: boolean;
-  retryable: boolean;
-  error: string | null;
-  at: Date;
-}
+/** An attempt row as the run reads it back (packages/store: currentRunAttempts). */
+export type StoredAttempt = RunAttempt;
 
 export interface ChannelTry {
   channel: string;

@@ -1,6 +1,12 @@
 import { REASON } from "@svc/core";
 import { requeueStuck, type Queues, type Sweep } from "@svc/queue";
-import { Prisma, type PrismaClient } from "@svc/store";
+import {
+  bumpLapsedLeases,
+  bumpOverdueQueued,
+  expireQueuedMessages,
+  type BumpedMessage,
+  type PrismaClient,
+} from "@svc/store";
 
 // Sweeps of the delivery queue (docs/delivery.md). A bumped generation turns an older job still in
 // flight or in Redis into a no-op at its claim.
@@ -14,18 +20,12 @@ export interface DeliverySweepDeps {
 export const REQUEUE_DUE_GRACE_MS = 60_000;
 const BATCH = 500;
 
-/** `expire-queued`: still queued at `expires_at` → `suppressed` / `expired` (SPEC 3.1). */
+/** `expire-queued`: still queued at `expires_at` → `suppressed` / `expired` (docs/delivery.md "Sweeps"). */
 export function expireQueuedSweep(deps: Pick<DeliverySweepDeps, "prisma">, every = 30_000): Sweep {
   return {
     name: "expire-queued",
     every,
-    run: async ({ now }) => {
-      const { count } = await deps.prisma.message.updateMany({
-        where: { status: "queued", expires_at: { lte: now } },
-        data: { status: "suppressed", status_reason: REASON.expired, updated_at: now },
-      });
-      return { expired: count };
-    },
+    run: async ({ now }) => ({ expired: await expireQueuedMessages(deps.prisma, now, REASON.expired) }),
   };
 }
 
@@ -34,7 +34,7 @@ export function reclaimLeasesSweep(deps: DeliverySweepDeps, every = 30_000): Swe
   return {
     name: "reclaim-leases",
     every,
-    run: ({ now }) => bumpAndEnqueue(deps, Prisma.sql`status = 'sending' AND lease_until < ${now}`, now),
+    run: ({ now }) => bumpAndEnqueue(deps, (limit) => bumpLapsedLeases(deps.prisma, now, limit)),
   };
 }
 
@@ -44,10 +44,8 @@ export function requeueDueSweep(deps: DeliverySweepDeps, every = 60_000): Sweep 
     name: "requeue-due",
     every,
     run: ({ now }) =>
-      bumpAndEnqueue(
-        deps,
-        Prisma.sql`status = 'queued' AND send_at < ${new Date(now.getTime() - REQUEUE_DUE_GRACE_MS)}`,
-        now,
+      bumpAndEnqueue(deps, (limit) =>
+        bumpOverdueQueued(deps.prisma, new Date(now.getTime() - REQUEUE_DUE_GRACE_MS), now, limit),
       ),
   };
 }
@@ -57,20 +55,7 @@ export function deliverySweeps(deps: DeliverySweepDeps): Sweep[] {
 }
 
 // A job that may still exist in Redis under the old id would swallow the add, so the rows move to
-// the next generation first and the new ids are enqueued. One statement: the oldest matching rows,
-// locked (rows a worker is writing right now are skipped, the next run sees them), bumped only if
-// they still match, so an older job still in flight becomes a no-op at its claim.
-async function bumpAndEnqueue(deps: DeliverySweepDeps, stuck: Prisma.Sql, now: Date) {
-  return requeueStuck({
-    queues: deps.queues,
-    job: "deliver-message",
-    limit: BATCH,
-    list: async (limit) => {
-      const rows = await deps.prisma.$queryRaw<{ id: string; generation: number }[]>(Prisma.sql`
-        UPDATE messages SET generation = generation + 1, updated_at = ${now}
-        WHERE id IN (SELECT id FROM messages WHERE ${stuck} ORDER BY send_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) AND ${stuck}
-        RETURNING id, generation`);
-      return rows.map((row) => ({ messageId: row.id, generation: row.generation }));
-    },
-  });
+// the next generation first (packages/store: message-sweeps.ts) and the new ids are enqueued.
+function bumpAndEnqueue(deps: DeliverySweepDeps, bump: (limit: number) => Promise<BumpedMessage[]>) {
+  return requeueStuck({ queues: deps.queues, job: "deliver-message", limit: BATCH, list: bump });
 }

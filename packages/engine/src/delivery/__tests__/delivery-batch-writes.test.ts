@@ -1,8 +1,16 @@
-import { claimDueBatch, writeSentBatch } from "../delivery-batch-writes";
+import { claimDueMessages, writeSentMessages } from "@svc/store";
 import { attemptsOf, makePerson, queuedMessage, startBench, type Bench } from "./delivery-fixtures";
 
 // The batched claim and sent write against a real database: the same compare-and-set per row as
 // the one-row forms, whatever else is in the batch.
+
+// The lease runs out a minute after the claim.
+const claimDueWithLease = (
+  prisma: Bench["prisma"],
+  requests: Parameters<typeof claimDueMessages>[1],
+  now: Date,
+  leaseSeconds: number,
+) => claimDueMessages(prisma, requests, now, new Date(now.getTime() + leaseSeconds * 1000));
 
 let bench: Bench;
 beforeAll(async () => {
@@ -19,7 +27,7 @@ const attempt = (address: string) => ({
   error: null,
 });
 
-test("claimDueBatch claims due queued rows of the job's generation once; returns rows as Prisma reads them", async () => {
+test("claimDueWithLease claims due queued rows of the job's generation once; returns rows as Prisma reads them", async () => {
   const person = await makePerson(bench.prisma, [{ channel: "email", value: "claim@example.com" }]);
   const due = await queuedMessage(bench.prisma, person, { channels: ["email"] });
   const early = await queuedMessage(bench.prisma, person, {
@@ -32,7 +40,7 @@ test("claimDueBatch claims due queued rows of the job's generation once; returns
     lease_until: new Date(Date.now() - 1),
   });
   const now = new Date();
-  const rows = await claimDueBatch(
+  const rows = await claimDueWithLease(
     bench.prisma,
     [
       { messageId: due.id, generation: 0 },
@@ -53,7 +61,7 @@ test("claimDueBatch claims due queued rows of the job's generation once; returns
   });
   // Another generation is left alone.
   expect(
-    await claimDueBatch(
+    await claimDueWithLease(
       bench.prisma,
       [{ messageId: early.id, generation: 1 }],
       new Date(Date.now() + 120_000),
@@ -62,7 +70,7 @@ test("claimDueBatch claims due queued rows of the job's generation once; returns
   ).toEqual([null]);
 });
 
-test("writeSentBatch: winners become sent (or delivered after an early receipt), losers keep their status; attempts are written for all", async () => {
+test("writeSentMessages: winners become sent (or delivered after an early receipt), losers keep their status; attempts are written for all", async () => {
   const person = await makePerson(bench.prisma, [{ channel: "email", value: "sent@example.com" }]);
   const lease = { status: "sending" as const, lease_until: new Date(Date.now() + 60_000) };
   const plain = await queuedMessage(bench.prisma, person, { channels: ["email"], ...lease });
@@ -90,7 +98,7 @@ test("writeSentBatch: winners become sent (or delivered after an early receipt),
     attempts: [attempt("sent@example.com")],
     sentAt,
   });
-  const won = await writeSentBatch(bench.prisma, [
+  const won = await writeSentMessages(bench.prisma, [
     write(plain),
     write(receipted),
     write(movedOn),
@@ -131,7 +139,7 @@ test("writeSentBatch: winners become sent (or delivered after an early receipt),
     expect(await attemptsOf(bench.prisma, id)).toEqual([attempt("sent@example.com")]);
 });
 
-test("writeSentBatch: a message erased meanwhile writes nothing and does not fail the batch", async () => {
+test("writeSentMessages: a message erased meanwhile writes nothing and does not fail the batch", async () => {
   const person = await makePerson(bench.prisma, [{ channel: "email", value: "gone@example.com" }]);
   const kept = await queuedMessage(bench.prisma, person, { channels: ["email"], status: "sending" });
   const erased = await queuedMessage(bench.prisma, person, { channels: ["email"], status: "sending" });
@@ -143,6 +151,6 @@ test("writeSentBatch: a message erased meanwhile writes nothing and does not fai
     attempts: [attempt("gone@example.com")],
     sentAt: new Date(),
   });
-  expect(await writeSentBatch(bench.prisma, [write(kept), write(erased)])).toEqual([true, false]);
+  expect(await writeSentMessages(bench.prisma, [write(kept), write(erased)])).toEqual([true, false]);
   expect(await bench.prisma.deliveryAttempt.count({ where: { message_id: erased.id } })).toBe(0);
 });

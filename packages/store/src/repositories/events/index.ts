@@ -1,0 +1,4 @@
+export * from "./event-accept";
+export * from "./event-reads";
+export * from "./event-writes";
+export * from "./ingest-snapshot";

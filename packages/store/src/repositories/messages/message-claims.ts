@@ -1,0 +1,85 @@
+import { Prisma } from "../../generated/prisma/client";
+import type { MessageRow } from "../../rows";
+import type { PrismaClientOrTransaction } from "../../transaction";
+
+// The claim of a message for delivery (docs/delivery.md "Claims and leases"): compare-and-set to
+// `sending` with a lease, only for the job's own generation. Each returns the rows it changed, so
+// the use case decides what losing the race means.
+
+/** `queued` and due → `sending`, a new delivery run (attempt counter 0). */
+export async function claimQueuedMessage(
+  db: PrismaClientOrTransaction,
+  claim: { id: string; generation: number; now: Date; leaseUntil: Date },
+): Promise<MessageRow | null> {
+  const rows = await db.message.updateManyAndReturn({
+    where: { id: claim.id, generation: claim.generation, status: "queued", send_at: { lte: claim.now } },
+    data: { status: "sending", lease_until: claim.leaseUntil, delivery_attempts: 0, updated_at: claim.now },
+  });
+  return rows[0] ?? null;
+}
+
+/** A `sending` row whose lease ran out gets a new lease (the run goes on). */
+export async function takeOverLapsedLease(
+  db: PrismaClientOrTransaction,
+  claim: { id: string; generation: number; now: Date; leaseUntil: Date },
+): Promise<MessageRow | null> {
+  const rows = await db.message.updateManyAndReturn({
+    where: {
+      id: claim.id,
+      generation: claim.generation,
+      status: "sending",
+      OR: [{ lease_until: null }, { lease_until: { lte: claim.now } }],
+    },
+    data: { lease_until: claim.leaseUntil, updated_at: claim.now },
+  });
+  return rows[0] ?? null;
+}
+
+/**
+ * Moves a row of this generation and status to the next generation (optionally parking its lease),
+ * so a job under the new id can be enqueued. Null when the row moved on meanwhile.
+ */
+export async function bumpMessageGeneration(
+  db: PrismaClientOrTransaction,
+  where: { id: string; generation: number; status: "queued" | "sending" },
+  change: { leaseUntil?: Date | null; now: Date },
+): Promise<MessageRow | null> {
+  const data: Prisma.MessageUpdateManyMutationInput = {
+    updated_at: change.now,
+    generation: { increment: 1 },
+  };
+  if (change.leaseUntil !== undefined) data.lease_until = change.leaseUntil;
+  const rows = await db.message.updateManyAndReturn({ where, data });
+  return rows[0] ?? null;
+}
+
+export interface ClaimRequest {
+  messageId: string;
+  generation: number;
+}
+
+/**
+ * The claim of many due `queued` rows in one statement, exactly like `claimQueuedMessage` per row.
+ * Returns the claimed row per request, or null (not due, another generation, another status).
+ */
+export async function claimDueMessages(
+  db: PrismaClientOrTransaction,
+  requests: readonly ClaimRequest[],
+  now: Date,
+  leaseUntil: Date,
+): Promise<(MessageRow | null)[]> {
+  if (requests.length === 0) return [];
+  const rows = await db.$queryRaw<MessageRow[]>(Prisma.sql`
+    UPDATE messages m SET status = 'sending', lease_until = ${leaseUntil}, delivery_attempts = 0, updated_at = ${now}
+    FROM unnest(${requests.map((r) => r.messageId)}::text[], ${requests.map((r) => r.generation)}::int[]) AS j(id, generation)
+    WHERE m.id = j.id AND m.generation = j.generation AND m.status = 'queued' AND m.send_at <= ${now}
+    RETURNING m.*`);
+  const claimed = new Map(rows.map((row) => [`${row.id}-${row.generation}`, row]));
+  // A job id twice in one batch gets the row once: one sender per claim.
+  return requests.map((r) => {
+    const key = `${r.messageId}-${r.generation}`;
+    const row = claimed.get(key) ?? null;
+    claimed.delete(key);
+    return row;
+  });
+}

@@ -1,0 +1,30 @@
+import { Prisma } from "../../generated/prisma/client";
+import type { PrismaClientOrTransaction } from "../../transaction";
+
+// Link token hashes of many messages at delivery (docs/preferences.md "Links"): written once (a
+// message's nonce never changes), before any provider sees the links.
+
+export interface MessageLinkHashes {
+  messageId: string;
+  unsubscribeHash: string;
+  trackingHash: string;
+}
+
+/**
+ * Stores each message's unsubscribe and tracking token hashes where not stored yet, and in the
+ * same round trip reads the preference-token nonces of `recipientIds` (who has one yet).
+ */
+export async function storeLinkHashesAndReadNonces(
+  db: PrismaClientOrTransaction,
+  hashes: readonly MessageLinkHashes[],
+  recipientIds: readonly string[],
+): Promise<{ recipient_id: string; nonce: string }[]> {
+  return db.$queryRaw<{ recipient_id: string; nonce: string }[]>(Prisma.sql`
+    WITH hashes AS (
+      UPDATE messages m SET unsubscribe_token_hash = v.unsubscribe_hash, tracking_token_hash = v.tracking_hash
+      FROM unnest(${hashes.map((h) => h.messageId)}::text[], ${hashes.map((h) => h.unsubscribeHash)}::text[], ${hashes.map((h) => h.trackingHash)}::text[])
+        AS v(id, unsubscribe_hash, tracking_hash)
+      WHERE m.id = v.id AND (m.unsubscribe_token_hash IS NULL OR m.tracking_token_hash IS NULL)
+    )
+    SELECT recipient_id, nonce FROM preference_tokens WHERE recipient_id = ANY(${[...recipientIds]}::text[])`);
+}

@@ -1,0 +1,71 @@
+import type { MessageStatus, Prisma } from "../../generated/prisma/client";
+import type { MessageRow } from "../../rows";
+import type { PrismaClientOrTransaction } from "../../transaction";
+import { pageArgs, type PageWindow } from "../paging";
+
+// Reads of single messages and of the message log.
+
+export type DeliveryAttemptRow = Prisma.DeliveryAttemptModel;
+export type MessageWithAttempts = MessageRow & { attempts: DeliveryAttemptRow[] };
+
+export function findMessage(db: PrismaClientOrTransaction, id: string): Promise<MessageRow | null> {
+  return db.message.findUnique({ where: { id } });
+}
+
+export function findMessageWithAttempts(
+  db: PrismaClientOrTransaction,
+  id: string,
+): Promise<MessageWithAttempts | null> {
+  return db.message.findUnique({ where: { id }, include: { attempts: true } });
+}
+
+/** The message a tracking token names (by the token's SHA-256), if any. */
+export function findMessageIdByTrackingHash(
+  db: PrismaClientOrTransaction,
+  trackingTokenHash: string,
+): Promise<{ id: string } | null> {
+  return db.message.findUnique({ where: { tracking_token_hash: trackingTokenHash }, select: { id: true } });
+}
+
+export interface MessageLogFilters {
+  recipientId?: string;
+  status?: MessageStatus;
+  eventId?: string;
+  broadcastId?: string;
+  agentKey?: string;
+  /** An agent key's own messages only, whatever else is asked for. */
+  onlyAgentKey?: string | null;
+}
+
+/** One page of the message log, newest first, with each message's attempts. */
+export function listMessages(
+  db: PrismaClientOrTransaction,
+  filters: MessageLogFilters,
+  window: PageWindow,
+): Promise<MessageWithAttempts[]> {
+  const page = pageArgs(window, "id");
+  const where: Prisma.MessageWhereInput[] = [page.where];
+  if (filters.recipientId !== undefined) where.push({ recipient_id: filters.recipientId });
+  if (filters.status !== undefined) where.push({ status: filters.status });
+  if (filters.eventId !== undefined) where.push({ event_id: filters.eventId });
+  if (filters.broadcastId !== undefined) where.push({ broadcast_id: filters.broadcastId });
+  if (filters.agentKey !== undefined) where.push({ agent_key: filters.agentKey });
+  if (filters.onlyAgentKey) where.push({ agent_key: filters.onlyAgentKey });
+  return db.message.findMany({
+    where: { AND: where },
+    orderBy: page.orderBy,
+    take: page.take,
+    include: { attempts: true },
+  });
+}
+
+/** Of these messages, the ones still `queued`, with what their delivery job needs. */
+export function queuedMessagesAmong(
+  db: PrismaClientOrTransaction,
+  ids: readonly string[],
+): Promise<Pick<MessageRow, "id" | "generation" | "send_at">[]> {
+  return db.message.findMany({
+    where: { id: { in: [...ids] }, status: "queued" },
+    select: { id: true, generation: true, send_at: true },
+  });
+}

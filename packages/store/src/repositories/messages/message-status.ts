@@ -1,0 +1,105 @@
+import type { EngagementType } from "../../generated/prisma/client";
+import type { MessageRow } from "../../rows";
+import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
+
+// Status changes outside a delivery run: cancel, engagement reports, reopening given-up messages.
+// Each is compare-and-set on the status it leaves, and returns what it changed.
+
+/** `queued` → `cancelled` with the reason; false when the message was not queued. */
+export async function cancelQueuedMessage(
+  db: PrismaClientOrTransaction,
+  id: string,
+  reason: string,
+  now: Date,
+): Promise<boolean> {
+  const { count } = await db.message.updateMany({
+    where: { id, status: "queued" },
+    data: { status: "cancelled", status_reason: reason, updated_at: now },
+  });
+  return count === 1;
+}
+
+/** Records one engagement report; false when this type was already recorded for the message. */
+export async function insertEngagement(
+  tx: TransactionClient,
+  report: { messageId: string; type: EngagementType; source: string; at: Date },
+): Promise<boolean> {
+  const { count } = await tx.engagement.createMany({
+    data: [{ message_id: report.messageId, type: report.type, source: report.source, created_at: report.at }],
+    skipDuplicates: true,
+  });
+  return count === 1;
+}
+
+/** `sent` → `delivered` (a message still `sending` is made `delivered` by its `sent` write). */
+export async function markMessageDelivered(tx: TransactionClient, id: string, at: Date): Promise<void> {
+  await tx.message.updateMany({
+    where: { id, status: "sent" },
+    data: { status: "delivered", delivered_at: at, updated_at: at },
+  });
+}
+
+const ENGAGED_AT = { opened: "opened_at", clicked: "clicked_at", converted: "converted_at" } as const;
+
+/** Stamps `opened_at`, `clicked_at` or `converted_at`; returns whose fatigue it ends. */
+export function stampMessageEngagement(
+  tx: TransactionClient,
+  id: string,
+  type: keyof typeof ENGAGED_AT,
+  at: Date,
+): Promise<Pick<MessageRow, "recipient_id" | "category">> {
+  return tx.message.update({
+    where: { id },
+    data: { [ENGAGED_AT[type]]: at, updated_at: at },
+    select: { recipient_id: true, category: true },
+  });
+}
+
+const givenUp = (reasonPrefix: string) =>
+  ({ status: "failed", status_reason: { startsWith: reasonPrefix } }) as const;
+
+/** Up to `limit` messages that ended `failed` with a reason starting `reasonPrefix`, oldest id first. */
+export function findFailedMessages(
+  db: PrismaClientOrTransaction,
+  reasonPrefix: string,
+  limit: number,
+): Promise<Pick<MessageRow, "id" | "status_reason">[]> {
+  return db.message.findMany({
+    where: givenUp(reasonPrefix),
+    select: { id: true, status_reason: true },
+    orderBy: { id: "asc" },
+    take: limit,
+  });
+}
+
+/** Those of `ids` still failed that way → `queued` under a new generation; returns the reopened rows. */
+export function reopenFailedMessages(
+  db: PrismaClientOrTransaction,
+  ids: readonly string[],
+  reasonPrefix: string,
+  now: Date,
+): Promise<Pick<MessageRow, "id" | "generation" | "send_at">[]> {
+  return db.message.updateManyAndReturn({
+    where: { ...givenUp(reasonPrefix), id: { in: [...ids] } },
+    data: {
+      status: "queued",
+      status_reason: null,
+      generation: { increment: 1 },
+      lease_until: null,
+      updated_at: now,
+    },
+    select: { id: true, generation: true, send_at: true },
+  });
+}
+
+/** Undoes a reopen whose delivery job could not be enqueued (still `queued` in that generation). */
+export async function refailReopenedMessage(
+  db: PrismaClientOrTransaction,
+  message: { id: string; generation: number; reason: string | null },
+  now: Date,
+): Promise<void> {
+  await db.message.updateMany({
+    where: { id: message.id, status: "queued", generation: message.generation },
+    data: { status: "failed", status_reason: message.reason, updated_at: now },
+  });
+}

@@ -1,0 +1,48 @@
+import { Prisma } from "../../generated/prisma/client";
+import type { PrismaClientOrTransaction } from "../../transaction";
+
+// What the delivery sweeps change (docs/delivery.md "Sweeps"). Each is idempotent and batched.
+
+/** Still `queued` at `expires_at` → `suppressed` with the given reason; returns how many. */
+export async function expireQueuedMessages(
+  db: PrismaClientOrTransaction,
+  now: Date,
+  reason: string,
+): Promise<number> {
+  const { count } = await db.message.updateMany({
+    where: { status: "queued", expires_at: { lte: now } },
+    data: { status: "suppressed", status_reason: reason, updated_at: now },
+  });
+  return count;
+}
+
+export interface BumpedMessage {
+  messageId: string;
+  generation: number;
+}
+
+/** `sending` rows whose lease ran out, moved to their next generation (oldest first, at most `limit`). */
+export function bumpLapsedLeases(db: PrismaClientOrTransaction, now: Date, limit: number) {
+  return bumpStuck(db, Prisma.sql`status = 'sending' AND lease_until < ${now}`, now, limit);
+}
+
+/** `queued` rows due before `dueBefore` (their job presumed lost), moved to their next generation. */
+export function bumpOverdueQueued(db: PrismaClientOrTransaction, dueBefore: Date, now: Date, limit: number) {
+  return bumpStuck(db, Prisma.sql`status = 'queued' AND send_at < ${dueBefore}`, now, limit);
+}
+
+// One statement: the oldest matching rows, locked (rows a worker is writing right now are
+// skipped, the next run sees them), bumped only if they still match, so an older job still in
+// flight becomes a no-op at its claim.
+async function bumpStuck(
+  db: PrismaClientOrTransaction,
+  stuck: Prisma.Sql,
+  now: Date,
+  limit: number,
+): Promise<BumpedMessage[]> {
+  const rows = await db.$queryRaw<{ id: string; generation: number }[]>(Prisma.sql`
+    UPDATE messages SET generation = generation + 1, updated_at = ${now}
+    WHERE id IN (SELECT id FROM messages WHERE ${stuck} ORDER BY send_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) AND ${stuck}
+    RETURNING id, generation`);
+  return rows.map((row) => ({ messageId: row.id, generation: row.generation }));
+}

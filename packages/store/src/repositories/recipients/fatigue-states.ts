@@ -1,0 +1,37 @@
+import type { FatigueState } from "@svc/core";
+import type { FatigueStateRow } from "../../rows";
+import type { PrismaClientOrTransaction } from "../../transaction";
+
+// Fatigue per (person, category): messages since the last engagement, pause and probe
+// (docs/policy.md "Fatigue").
+
+export function findFatigueState(
+  db: PrismaClientOrTransaction,
+  recipientId: string,
+  category: string,
+): Promise<FatigueStateRow | null> {
+  return db.fatigueState.findUnique({
+    where: { recipient_id_category: { recipient_id: recipientId, category } },
+  });
+}
+
+export async function saveFatigueState(
+  db: PrismaClientOrTransaction,
+  recipientId: string,
+  category: string,
+  state: FatigueState,
+  now: Date,
+): Promise<void> {
+  const values = {
+    sent_since_engagement: state.sentSinceEngagement,
+    paused_until: state.pausedUntil,
+    probe_message_id: state.probeMessageId,
+    probe_sent_at: state.probeSentAt,
+    updated_at: now,
+  };
+  await db.fatigueState.upsert({
+    where: { recipient_id_category: { recipient_id: recipientId, category } },
+    create: { recipient_id: recipientId, category, ...values },
+    update: values,
+  });
+}
