@@ -10,10 +10,17 @@
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { INSERT_EVENTS_SQL, type NewEvent } from "@svc/engine";
 import { newId } from "@svc/core";
 import { createQueues } from "@svc/queue";
-import { createPrisma, dropDatabase, migrate, pgPoolOf, withDatabaseName } from "@svc/store";
+import {
+  createPrisma,
+  dropDatabase,
+  INSERT_EVENTS_SQL,
+  migrate,
+  pgPoolOf,
+  withDatabaseName,
+  type NewEvent,
+} from "@svc/store";
 import { fmt } from "./lib/results";
 
 const SERVER = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";

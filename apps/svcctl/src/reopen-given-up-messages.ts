@@ -1,14 +1,17 @@
 import { REASON_CODE } from "@svc/core";
 import type { Queues } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
+import {
+  findFailedMessages,
+  refailReopenedMessage,
+  reopenFailedMessages,
+  type PrismaClient,
+} from "@svc/store";
 
 // DECISIONS "Messages": `svcctl jobs retry-dead` also reopens messages that ended `failed` with
 // `gave up: …` (delivery used up its attempts). Each goes back to `queued` under a new generation,
 // so its delivery job id (`<message id>-<generation>`) is new and BullMQ cannot swallow the add.
 
 export const GAVE_UP_PREFIX = `${REASON_CODE.gaveUp}: `;
-
-const givenUp = { status: "failed", status_reason: { startsWith: GAVE_UP_PREFIX } } as const;
 
 export interface ReopenGivenUpMessagesOptions {
   /** Messages reopened per round (one UPDATE, one bulk enqueue). */
@@ -22,25 +25,15 @@ export async function reopenGivenUpMessages(
   const batchSize = options.batchSize ?? 500;
   let reopened = 0;
   for (;;) {
-    const batch = await prisma.message.findMany({
-      where: givenUp,
-      select: { id: true, status_reason: true },
-      orderBy: { id: "asc" },
-      take: batchSize,
-    });
+    const batch = await findFailedMessages(prisma, GAVE_UP_PREFIX, batchSize);
     if (batch.length === 0) return { reopened };
     // Compare-and-set: a message someone else moved on meanwhile is left alone.
-    const rows = await prisma.message.updateManyAndReturn({
-      where: { ...givenUp, id: { in: batch.map((row) => row.id) } },
-      data: {
-        status: "queued",
-        status_reason: null,
-        generation: { increment: 1 },
-        lease_until: null,
-        updated_at: now(),
-      },
-      select: { id: true, generation: true, send_at: true },
-    });
+    const rows = await reopenFailedMessages(
+      prisma,
+      batch.map((row) => row.id),
+      GAVE_UP_PREFIX,
+      now(),
+    );
     try {
       await queues.enqueueBulk(
         rows.map((row) => ({
@@ -53,10 +46,11 @@ export async function reopenGivenUpMessages(
       // Without its job a queued message would wait for a sweep; put it back so a rerun finds it.
       const reasons = new Map(batch.map((row) => [row.id, row.status_reason]));
       for (const row of rows) {
-        await prisma.message.updateMany({
-          where: { id: row.id, status: "queued", generation: row.generation },
-          data: { status: "failed", status_reason: reasons.get(row.id) ?? null, updated_at: now() },
-        });
+        await refailReopenedMessage(
+          prisma,
+          { id: row.id, generation: row.generation, reason: reasons.get(row.id) ?? null },
+          now(),
+        );
       }
       throw error;
     }

@@ -5,8 +5,15 @@ import {
   linkTokenHash,
   type Principal,
 } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
-import { saveFatigue } from "../compose/write-message";
+import {
+  findMessage,
+  findMessageIdByTrackingHash,
+  insertEngagement,
+  markMessageDelivered,
+  saveFatigueState,
+  stampMessageEngagement,
+  type PrismaClient,
+} from "@svc/store";
 
 // Engagement (SPEC 3.1, 1.3; DECISIONS "Messages", "Policy"): `delivered` confirms delivery
 // (`sent` → `delivered`); opened, clicked and converted are engagement: they stamp the message and
@@ -26,8 +33,6 @@ export interface EngagementResult {
   recorded: boolean;
 }
 
-const STAMP = { opened: "opened_at", clicked: "clicked_at", converted: "converted_at" } as const;
-
 /** `POST /v1/messages/{id}/engagement`: 404 unknown, 403 for an agent key reaching another sender's message. */
 export async function recordMessageEngagement(
   deps: { prisma: PrismaClient; now: () => Date },
@@ -35,10 +40,7 @@ export async function recordMessageEngagement(
   messageId: string,
   input: EngagementInput,
 ): Promise<EngagementResult> {
-  const message = await deps.prisma.message.findUnique({
-    where: { id: messageId },
-    select: { agent_key: true },
-  });
+  const message = await findMessage(deps.prisma, messageId);
   if (!message) throw new AppError("not_found", `no message '${messageId}'`);
   if (principal.agentKey !== null && message.agent_key !== principal.agentKey) {
     throw new AppError("forbidden", "agent keys may only reach their own messages");
@@ -53,10 +55,7 @@ export async function recordTrackedEngagement(
   input: EngagementInput,
 ): Promise<EngagementResult> {
   const message = isLinkTokenShaped(token)
-    ? await deps.prisma.message.findUnique({
-        where: { tracking_token_hash: linkTokenHash(token) },
-        select: { id: true },
-      })
+    ? await findMessageIdByTrackingHash(deps.prisma, linkTokenHash(token))
     : null;
   if (!message) throw new AppError("not_found", "unknown tracking token");
   return recordEngagement(deps, message.id, input.type, "track");
@@ -71,23 +70,13 @@ export async function recordEngagement(
   const now = clock();
   return prisma.$transaction(async (tx) => {
     // The unique (message, type) row decides which of two racing reports does the work.
-    const { count } = await tx.engagement.createMany({
-      data: [{ message_id: messageId, type, source, created_at: now }],
-      skipDuplicates: true,
-    });
-    if (count === 0) return { message_id: messageId, type, recorded: false };
+    const recorded = await insertEngagement(tx, { messageId, type, source, at: now });
+    if (!recorded) return { message_id: messageId, type, recorded: false };
     if (type === "delivered") {
-      await tx.message.updateMany({
-        where: { id: messageId, status: "sent" },
-        data: { status: "delivered", delivered_at: now, updated_at: now },
-      });
+      await markMessageDelivered(tx, messageId, now);
     } else {
-      const message = await tx.message.update({
-        where: { id: messageId },
-        data: { [STAMP[type]]: now, updated_at: now },
-        select: { recipient_id: true, category: true },
-      });
-      await saveFatigue(tx, message.recipient_id, message.category, fatigueAfterEngagement(), now);
+      const message = await stampMessageEngagement(tx, messageId, type, now);
+      await saveFatigueState(tx, message.recipient_id, message.category, fatigueAfterEngagement(), now);
     }
     return { message_id: messageId, type, recorded: true };
   });

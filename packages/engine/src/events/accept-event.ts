@@ -1,5 +1,12 @@
 import { AppError, hasScope, newId, senderOf, validateEventName, type Principal } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
+import {
+  findEventByIdempotencyKey,
+  findRecipientWithPolicyRows,
+  releaseEventIdempotencyKey,
+  type EventWithOutcomes,
+  type NewEvent,
+  type PrismaClient,
+} from "@svc/store";
 import { checkProfile, type RecipientProfileInput } from "../recipients/recipient-profile";
 import { validationError } from "../shared/validation";
 import { requestHash } from "../shared/canonical-json";
@@ -12,9 +19,9 @@ import {
   type EventInput,
 } from "./event-input";
 import { profileChanges } from "./inline-profile";
-import { commitEvents, type CommitEventsDeps, type NewEvent } from "./commit-events";
+import { commitEvents, type CommitEventsDeps } from "./commit-events";
 import type { EventBatcher } from "./event-batcher";
-import { pendingEventView, serializeEvent, type EventView, type EventWithOutcomes } from "./serialize-event";
+import { pendingEventView, serializeEvent, type EventView } from "./serialize-event";
 
 export interface AcceptEventDeps extends CommitEventsDeps {
   now: () => Date;
@@ -120,16 +127,10 @@ async function findOriginal(
   hash: string,
   now: Date,
 ): Promise<EventWithOutcomes | null> {
-  const row = await prisma.event.findUnique({
-    where: { sender_idempotency_key: { sender, idempotency_key: key } },
-    include: { outcomes: true },
-  });
+  const row = await findEventByIdempotencyKey(prisma, sender, key);
   if (!row) return null;
   if (row.idempotency_expires_at && row.idempotency_expires_at.getTime() <= now.getTime()) {
-    await prisma.event.updateMany({
-      where: { id: row.id, idempotency_expires_at: { lte: now } },
-      data: { idempotency_key: null, idempotency_expires_at: null },
-    });
+    await releaseEventIdempotencyKey(prisma, row.id, now);
     return null;
   }
   if (row.request_hash !== hash) {
@@ -144,10 +145,7 @@ async function assertProfileUnchanged(
   externalId: string,
   profile: RecipientProfileInput,
 ) {
-  const stored = await prisma.recipient.findUnique({
-    where: { external_id: externalId },
-    include: { addresses: true },
-  });
+  const stored = await findRecipientWithPolicyRows(prisma, { external_id: externalId });
   if (!stored) return;
   const changed = profileChanges(stored, profile);
   if (changed.length > 0) {

@@ -1,4 +1,5 @@
-import { commitEvents, type CommitEventsDeps, type CommitOutcome, type NewEvent } from "./commit-events";
+import type { NewEvent } from "@svc/store";
+import { commitEvents, type CommitEventsDeps, type CommitOutcome } from "./commit-events";
 
 // Group commit: events accepted while earlier batches are being written wait and go together in
 // the next INSERT (and bulk enqueue). No timer: a lone request commits on the next turn of the

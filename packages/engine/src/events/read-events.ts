@@ -1,5 +1,5 @@
 import { AppError, type Principal } from "@svc/core";
-import { pageArgs, type PrismaClient } from "@svc/store";
+import { findEventWithOutcomes, listEvents as listEventLog, type PrismaClient } from "@svc/store";
 import { pageWindow, toPage, type PageRequest } from "../shared/paging";
 import { serializeEvent } from "./serialize-event";
 
@@ -8,20 +8,13 @@ type Deps = { prisma: PrismaClient };
 /** GET /v1/events: newest first; agent keys see only the events they sent (SPEC 1.4). */
 export async function listEvents({ prisma }: Deps, principal: Principal, request: PageRequest) {
   const window = pageWindow(request);
-  const q = pageArgs(window, "id");
-  const own = principal.agentKey ? { agent_key: principal.agentKey } : {};
-  const rows = await prisma.event.findMany({
-    where: { AND: [q.where, own] },
-    orderBy: q.orderBy,
-    take: q.take,
-    include: { outcomes: true },
-  });
+  const rows = await listEventLog(prisma, { onlyAgentKey: principal.agentKey }, window);
   return toPage(rows, window, (row) => row.id, serializeEvent);
 }
 
 /** GET /v1/events/{id}: another sender's event is 403 for an agent key (DECISIONS "Agents"). */
 export async function getEvent({ prisma }: Deps, principal: Principal, id: string) {
-  const row = await prisma.event.findUnique({ where: { id }, include: { outcomes: true } });
+  const row = await findEventWithOutcomes(prisma, id);
   if (!row) throw new AppError("not_found", `no event '${id}'`);
   if (principal.agentKey && row.agent_key !== principal.agentKey) {
     throw new AppError("forbidden", "agent keys may read only the events they sent");

@@ -1,8 +1,5 @@
 import type { EventRuleOutcome } from "@svc/core";
-import type { EventOutcomeRow, EventRow } from "@svc/store";
-import type { NewEvent } from "./commit-events";
-
-export type EventWithOutcomes = EventRow & { outcomes: EventOutcomeRow[] };
+import type { EventOutcomeRow, EventWithOutcomes, NewEvent } from "@svc/store";
 
 /** One outcome entry (SPEC 2.3): optional members are left out when they do not apply. */
 export function serializeOutcome(row: EventOutcomeRow): EventRuleOutcome {

@@ -1,5 +1,5 @@
 import { AppError, REASON, type Principal } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
+import { cancelQueuedMessage, type PrismaClient } from "@svc/store";
 import { loadMessageFor } from "./load-message";
 import { serializeMessage, type MessageView } from "./serialize-message";
 
@@ -14,12 +14,9 @@ export async function cancelMessage(
   id: string,
 ): Promise<MessageView> {
   await loadMessageFor(prisma, principal, id);
-  const { count } = await prisma.message.updateMany({
-    where: { id, status: "queued" },
-    data: { status: "cancelled", status_reason: REASON.cancelledViaApi, updated_at: now() },
-  });
+  const cancelled = await cancelQueuedMessage(prisma, id, REASON.cancelledViaApi, now());
   const row = await loadMessageFor(prisma, principal, id);
-  if (count === 0) {
+  if (!cancelled) {
     throw new AppError("invalid_state", `message is ${row.status}; only queued messages can be cancelled`);
   }
   return serializeMessage(row);

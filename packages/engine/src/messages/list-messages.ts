@@ -1,5 +1,5 @@
 import type { MessageStatus, Principal } from "@svc/core";
-import { pageArgs, type PrismaClient } from "@svc/store";
+import { findRecipientId, listMessages as listMessageLog, type PrismaClient } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { serializeMessage, type MessageView } from "./serialize-message";
 
@@ -20,27 +20,24 @@ export async function listMessages(
   query: ListMessagesQuery,
 ): Promise<Page<MessageView>> {
   const window = pageWindow(query);
-  const q = pageArgs(window, "id");
-  const filters: Record<string, unknown>[] = [];
+  let recipientId: string | undefined;
   if (query.recipient !== undefined) {
     // By internal id, which the (recipient_id, created_at) index serves.
-    const recipient = await prisma.recipient.findUnique({
-      where: { external_id: query.recipient },
-      select: { id: true },
-    });
-    if (!recipient) return { items: [], next_cursor: null };
-    filters.push({ recipient_id: recipient.id });
+    const id = await findRecipientId(prisma, query.recipient);
+    if (id === null) return { items: [], next_cursor: null };
+    recipientId = id;
   }
-  if (query.status !== undefined) filters.push({ status: query.status });
-  if (query.event_id !== undefined) filters.push({ event_id: query.event_id });
-  if (query.broadcast_id !== undefined) filters.push({ broadcast_id: query.broadcast_id });
-  if (query.agent !== undefined) filters.push({ agent_key: query.agent });
-  if (principal.agentKey !== null) filters.push({ agent_key: principal.agentKey });
-  const rows = await prisma.message.findMany({
-    where: { AND: [...filters, q.where] },
-    orderBy: q.orderBy,
-    take: q.take,
-    include: { attempts: true },
-  });
+  const rows = await listMessageLog(
+    prisma,
+    {
+      recipientId,
+      status: query.status,
+      eventId: query.event_id,
+      broadcastId: query.broadcast_id,
+      agentKey: query.agent,
+      onlyAgentKey: principal.agentKey,
+    },
+    window,
+  );
   return toPage(rows, window, (row) => row.id, serializeMessage);
 }

@@ -1,6 +1,5 @@
 import { AppError, type Principal } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
-import type { MessageWithAttempts } from "./serialize-message";
+import { findMessageWithAttempts, type MessageWithAttempts, type PrismaClient } from "@svc/store";
 
 /** 404 when absent; 403 for an agent key reaching another sender's message (DECISIONS "Agents"). */
 export async function loadMessageFor(
@@ -8,7 +7,7 @@ export async function loadMessageFor(
   principal: Principal,
   id: string,
 ): Promise<MessageWithAttempts> {
-  const row = await prisma.message.findUnique({ where: { id }, include: { attempts: true } });
+  const row = await findMessageWithAttempts(prisma, id);
   if (!row) throw new AppError("not_found", `no message '${id}'`);
   if (principal.agentKey !== null && row.agent_key !== principal.agentKey) {
     throw new AppError("forbidden", "agent keys may only reach their own messages");

@@ -1,6 +1,14 @@
 import { AppError, senderOf, type Importance, type Principal, type ValidationIssue } from "@svc/core";
 import type { Queues } from "@svc/queue";
-import { $transaction, lockRecipient, type MessageRow } from "@svc/store";
+import {
+  $transaction,
+  findAgentRow,
+  findCategory,
+  findRecipientId,
+  findTemplate,
+  lockRecipient,
+  type MessageRow,
+} from "@svc/store";
 import { ComposeReferenceError } from "../compose/compose-errors";
 import { composeMessage } from "../compose/compose-message";
 import type { EngineDeps } from "../deps";
@@ -81,7 +89,7 @@ async function assertAgentMayUse(
   category: string,
 ): Promise<void> {
   if (!principal.agentKey) return;
-  const agent = await deps.prisma.agent.findUnique({ where: { key: principal.agentKey } });
+  const agent = await findAgentRow(deps.prisma, principal.agentKey);
   const allowed = agent?.categories as string[] | null | undefined;
   if (!agent || (allowed && !allowed.includes(category))) {
     throw new AppError("forbidden", `agent '${principal.agentKey}' may not send in category '${category}'`);
@@ -89,10 +97,10 @@ async function assertAgentMayUse(
 }
 
 async function checkReferences(deps: SendMessageDeps, input: SendMessageInput): Promise<string> {
-  const [recipient, template, category] = await Promise.all([
-    deps.prisma.recipient.findUnique({ where: { external_id: input.recipient }, select: { id: true } }),
-    deps.prisma.template.findUnique({ where: { key: input.template }, select: { key: true } }),
-    deps.prisma.category.findUnique({ where: { key: input.category }, select: { key: true } }),
+  const [recipientId, template, category] = await Promise.all([
+    findRecipientId(deps.prisma, input.recipient),
+    findTemplate(deps.prisma, input.template),
+    findCategory(deps.prisma, input.category),
   ]);
   const issues: ValidationIssue[] = [];
   const missing = (field: string, what: string) =>
@@ -101,11 +109,11 @@ async function checkReferences(deps: SendMessageDeps, input: SendMessageInput): 
       msg: `no ${what} '${input[field as keyof SendMessageInput] as string}'`,
       type: "not_found",
     });
-  if (!recipient) missing("recipient", "recipient");
+  if (recipientId === null) missing("recipient", "recipient");
   if (!template) missing("template", "template");
   if (!category) missing("category", "category");
-  if (issues.length > 0 || !recipient) throw validationError(issues);
-  return recipient.id;
+  if (issues.length > 0 || recipientId === null) throw validationError(issues);
+  return recipientId;
 }
 
 function referenceGone(error: ComposeReferenceError): AppError {

@@ -1,11 +1,10 @@
-import type { MessageRow, Prisma } from "@svc/store";
+import type { DeliveryAttemptRow, MessageRow } from "@svc/store";
 
-type AttemptRow = Prisma.DeliveryAttemptModel;
-
-export type MessageWithAttempts = MessageRow & { attempts?: AttemptRow[] };
+/** A message row, with its attempts when they were read (a fresh message has none). */
+export type MessageForView = MessageRow & { attempts?: DeliveryAttemptRow[] };
 
 /** Message JSON (DECISIONS "Messages"). No tokens or review URLs; content holds link placeholders only. */
-export function serializeMessage(row: MessageWithAttempts) {
+export function serializeMessage(row: MessageForView) {
   const iso = (date: Date | null) => date?.toISOString() ?? null;
   return {
     id: row.id,

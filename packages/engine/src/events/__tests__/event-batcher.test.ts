@@ -280,7 +280,7 @@ it("a connection Postgres ends in the middle of the batch INSERT gives every req
     );
     expect(warnings).toContainEqual([
       "events not stored: database unavailable",
-      expect.objectContaining({ events: 3, sqlstate: "57P01" }),
+      expect.objectContaining({ events: 3, code: "57P01" }),
     ]);
     expect(await db.prisma.event.count()).toBe(0);
     // The pool dropped the ended connection: the next accept is stored.
