@@ -5,3 +5,4 @@ export * from "./time";
 export * from "./rules";
 export * from "./render";
 export * from "./policy";
+export * from "./text";

@@ -1,18 +1,10 @@
+import { escapeHtml } from "@svc/core";
 // Plain renderings of a message's content for channels that have no separate link field.
 
 /** The body, with the link on its own line when the body does not already show it. */
 export function bodyWithLink(body: string, url: string | null): string {
   if (!url || body.includes(url)) return body;
   return body === "" ? url : `${body}\n\n${url}`;
-}
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
 }
 
 /** A minimal HTML document for a text body: paragraphs on blank lines, line breaks kept. */

@@ -41,3 +41,4 @@ export * from "./repositories/recipients/policy-rows";
 export * from "./repositories/recipients/fatigue-states";
 export * from "./repositories/recipients/preference-token-batch";
 export * from "./repositories/config-resources/composition-config";
+export * from "./repositories/digests/digest-follow-ups";

@@ -1,17 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Response } from "express";
+import { escapeHtml } from "@svc/core";
 
 // Shared pieces of the hosted pages: escaping, one small stylesheet, the page frame, and headers
 // that keep the token in the URL private (no referrer, no caching, no framing, no scripts).
-
-export function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, "&amp;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;");
-}
 
 /** Tagged template that escapes every interpolation unless it is already `Html`. */
 export class Html {

@@ -1,3 +1,5 @@
+import { escapeHtml } from "../text/escape-html";
+
 // Stored content never holds a raw link token (DECISIONS "Link tokens"): templates see these
 // placeholders, and delivery swaps in the real URLs only in what it hands to the provider.
 // The form survives HTML autoescaping and Markdown unchanged.
@@ -11,14 +13,6 @@ export function linkPlaceholder(name: LinkPlaceholderName): string {
   return `[[svc:${name}]]`;
 }
 
-function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;");
-}
 
 /**
  * Replaces placeholders with the given URLs; a placeholder without a URL (no public URL

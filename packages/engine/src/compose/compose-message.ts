@@ -1,37 +1,51 @@
 import { decidePolicy, newId, type FatigueState } from "@svc/core";
-import { isUniqueViolation, type MessageRow, type TransactionClient } from "@svc/store";
+import {
+  insertMessageUnlessTaken,
+  saveFatigueState,
+  type HistoryRow,
+  type MessageRow,
+  type TransactionClient,
+} from "@svc/store";
 import type { ComposeDeps, ComposeRequest, ComposeResult } from "./compose-types";
+import { readCompositionRows, type CompositionRows } from "./composition-rows";
 import { findDuplicate } from "./find-duplicate";
-import { loadPolicyContext, type PreloadedComposition } from "./load-policy-context";
-import { insertMessage, messageRowOf, saveFatigue } from "./write-message";
+import { messageRowOf } from "./message-row";
+import { assertReferences, capsOf, policyContextOf } from "./policy-context";
+import { historyQueryFor, policyHistoryOf, readPolicyHistory } from "./policy-history";
 
 /**
- * Decides one message under the caller's transaction and recipient lock (SPEC 1.1): duplicate
- * check, load, the pure pipeline, then the message row and the fatigue state. No network I/O.
+ * Decides one message under the caller's transaction and recipient lock (docs/policy.md): duplicate
+ * check, read, the pure pipeline, then the message row and the fatigue state. No network I/O.
  * A dry run decides and writes nothing; its duplicate shows as `suppressed` / `duplicate`.
  * Throws ComposeReferenceError for a missing recipient, category or agent, and a 409 AppError for
- * an idempotency key reused with another body.
+ * an idempotency key reused with another body. Ingest decides through `decideMessage` with rows
+ * from its snapshot (ingest/decide-event.ts).
  */
 export async function composeMessage(
   tx: TransactionClient,
   deps: ComposeDeps,
   request: ComposeRequest,
-  preloaded?: PreloadedComposition,
 ): Promise<ComposeResult> {
   const now = deps.now();
   const original = await findDuplicate(tx, request, now);
   if (original && !request.dryRun) return { message: original, duplicate: true };
 
-  const id = newId("message", now.getTime());
-  const loaded = await loadPolicyContext(tx, deps.config, now, id, request, original?.id ?? null, preloaded);
-  const decision = await decidePolicy(loaded.ctx);
-  const row = messageRowOf(id, now, request, loaded, decision);
+  const rows = await readCompositionRows(tx, request);
+  const decided = await decideMessage(tx, deps, request, rows, { duplicateOf: original?.id ?? null });
+  const { row } = decided;
   if (request.dryRun) return { message: row, duplicate: original !== null };
 
-  const inserted = await insertOnce(tx, row, request, now);
-  if (inserted.duplicate) return inserted;
-  if (decision.fatigue) await saveFatigue(tx, row.recipient_id, row.category, decision.fatigue, now);
-  return inserted;
+  // The recipient lock serialises composes of one person, which covers dedup keys. Idempotency
+  // keys span people (same key, another recipient: a different body), so a concurrent insert can
+  // still collide; then the committed original is read and returned (or refused as 409).
+  const inserted = await insertMessageUnlessTaken(tx, row);
+  if (!inserted) {
+    const taken = await findDuplicate(tx, request, now);
+    if (!taken) throw new Error(`message ${row.id}: a unique key was taken, but no original was found`);
+    return { message: taken, duplicate: true };
+  }
+  if (decided.fatigue) await saveFatigueState(tx, row.recipient_id, row.category, decided.fatigue, now);
+  return { message: inserted, duplicate: false };
 }
 
 export interface DecidedMessage {
@@ -41,44 +55,44 @@ export interface DecidedMessage {
   fatigue: FatigueState | null;
 }
 
+export interface DecideOptions {
+  /** Id of an earlier message with the same key (a dry run shows `duplicate`). */
+  duplicateOf: string | null;
+  /** Rows decided earlier in this transaction and not written yet; the limits count them too. */
+  planned?: readonly (HistoryRow & { recipient_id: string })[];
+}
+
 /**
- * The decide half of composeMessage for a caller that already knows there is no duplicate (ingest
- * checked, under the lock, that its event has no message) and writes the row itself, with other
- * rows of the same transaction in one statement. Same load and pipeline as composeMessage.
+ * The decision itself, for callers that checked duplicates and read the rows themselves: reads
+ * the history the limits count, builds the context (pure) and runs the pipeline. Writes nothing.
  */
 export async function decideMessage(
   tx: TransactionClient,
   deps: ComposeDeps,
   request: ComposeRequest,
-  preloaded: PreloadedComposition,
+  rows: CompositionRows,
+  options: DecideOptions,
 ): Promise<DecidedMessage> {
   const now = deps.now();
+  const { recipient, category, agent } = assertReferences(request, rows);
+  const query = await historyQueryFor(tx, deps.config, now, {
+    request,
+    recipientId: recipient.id,
+    category,
+    categoryCaps: capsOf(category.frequency_caps),
+    agentCaps: agent ? capsOf(agent.frequency_caps) : [],
+  });
+  const history = policyHistoryOf(query, await readPolicyHistory(tx, query, options.planned));
   const id = newId("message", now.getTime());
-  const loaded = await loadPolicyContext(tx, deps.config, now, id, request, null, preloaded);
+  const loaded = policyContextOf({
+    config: deps.config,
+    now,
+    messageId: id,
+    request,
+    rows,
+    history,
+    duplicateOf: options.duplicateOf,
+  });
   const decision = await decidePolicy(loaded.ctx);
   return { row: messageRowOf(id, now, request, loaded, decision), fatigue: decision.fatigue ?? null };
-}
-
-// The recipient lock serialises composes of one person, which covers dedup keys. Idempotency
-// keys span people (same key, another recipient: a different body), so a concurrent insert can
-// still collide; a unique violation aborts a Postgres transaction, hence the savepoint, after
-// which the committed original is read and returned (or refused as 409).
-async function insertOnce(
-  tx: TransactionClient,
-  row: MessageRow,
-  request: ComposeRequest,
-  now: Date,
-): Promise<ComposeResult> {
-  await tx.$executeRawUnsafe("SAVEPOINT compose_insert");
-  try {
-    const message = await insertMessage(tx, row);
-    await tx.$executeRawUnsafe("RELEASE SAVEPOINT compose_insert");
-    return { message, duplicate: false };
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT compose_insert");
-    const original = await findDuplicate(tx, request, now);
-    if (!original) throw error;
-    return { message: original, duplicate: true };
-  }
 }

@@ -1,10 +1,17 @@
 import { AppError } from "@svc/core";
-import type { MessageRow, TransactionClient } from "@svc/store";
+import {
+  findMessageByDedupKey,
+  findMessageByIdempotencyKey,
+  releaseMessageIdempotencyKey,
+  type MessageRow,
+  type TransactionClient,
+} from "@svc/store";
 import type { ComposeRequest } from "./compose-types";
 
-// SPEC 1.1.1: the same dedup key, or the same idempotency key of the same sender, names the
-// original message. Idempotency keys live 7 days: an expired one is released from its old
-// message so the new message can take it; the same key with another body is 409 (like Stripe).
+// The duplicate check, first step of the policy (docs/policy.md): the same dedup key, or the same
+// idempotency key of the same sender, names the original message. Idempotency keys live 7 days: an
+// expired one is released from its old message so the new message can take it; the same key with
+// another body is 409 (like Stripe).
 
 export async function findDuplicate(
   tx: TransactionClient,
@@ -12,22 +19,15 @@ export async function findDuplicate(
   now: Date,
 ): Promise<MessageRow | null> {
   if (request.dedupKey) {
-    const original = await tx.message.findUnique({ where: { dedup_key: request.dedupKey } });
+    const original = await findMessageByDedupKey(tx, request.dedupKey);
     if (original) return original;
   }
   const key = request.idempotencyKey;
   if (!key) return null;
-  const original = await tx.message.findUnique({
-    where: { sender_idempotency_key: { sender: request.sender, idempotency_key: key } },
-  });
+  const original = await findMessageByIdempotencyKey(tx, request.sender, key);
   if (!original) return null;
   if (original.idempotency_expires_at && original.idempotency_expires_at.getTime() <= now.getTime()) {
-    if (!request.dryRun) {
-      await tx.message.updateMany({
-        where: { id: original.id, idempotency_key: key },
-        data: { idempotency_key: null, idempotency_expires_at: null },
-      });
-    }
+    if (!request.dryRun) await releaseMessageIdempotencyKey(tx, original.id, key);
     return null;
   }
   if (request.requestHash && original.request_hash && original.request_hash !== request.requestHash) {

@@ -1,18 +1,16 @@
 import {
   AppError,
-  matchRules,
   newId,
   senderOf,
-  toEventRuleOutcome,
   validateEventName,
   type EventRuleOutcome,
   type Principal,
 } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { $transaction, type PrismaClient } from "@svc/store";
+import { $transaction, findEventIdByIdempotencyKey, findRecipientId, type PrismaClient } from "@svc/store";
 import { assertExternalId, isReservedEventName } from "../events/event-input";
-import { loadIngestRules } from "../ingest/load-ingest-rules";
-import { composeRuleMessage, ruleComposeRequest } from "../ingest/rule-message";
+import { decideEvent, type DecidableEvent } from "../ingest/decide-event";
+import { directReads } from "../ingest/ingest-reads";
 import { validationError } from "../shared/validation";
 
 /** Body of POST /v1/rules/evaluate. */
@@ -50,14 +48,11 @@ export async function evaluateRules(
   // NUL anywhere in the body is refused by the API before this runs).
   assertExternalId(input.recipient, ["body", "recipient"]);
   const { prisma } = deps;
-  const recipient = await prisma.recipient.findUnique({ where: { external_id: input.recipient } });
-  if (!recipient) throw new AppError("not_found", `no recipient '${input.recipient}'`);
+  if ((await findRecipientId(prisma, input.recipient)) === null)
+    throw new AppError("not_found", `no recipient '${input.recipient}'`);
   const sender = senderOf(principal);
-  const original = input.idempotency_key
-    ? await prisma.event.findUnique({
-        where: { sender_idempotency_key: { sender, idempotency_key: input.idempotency_key } },
-        select: { id: true },
-      })
+  const originalId = input.idempotency_key
+    ? await findEventIdByIdempotencyKey(prisma, sender, input.idempotency_key)
     : null;
 
   const now = deps.now();
@@ -66,40 +61,32 @@ export async function evaluateRules(
     id: newId("event", now.getTime()),
     name: input.name,
     created_at: now,
-    data: input.data ?? {},
+    data: (input.data ?? {}) as DecidableEvent["data"],
     sender,
     agent_key: principal.agentKey,
     api_key_id: principal.keyId,
+    recipient_external_id: input.recipient,
+    recipient_profile: null,
     // An admin may try the service's own events too (exact-name rules see them, wildcards do not).
     source: isReservedEventName(input.name) ? ("svc" as const) : ("api" as const),
   };
 
+  // The same decision as ingest (ingest/decide-event.ts), read plainly and written nowhere: the
+  // transaction is READ ONLY, so Postgres itself refuses a write.
   const outcome = await $transaction(prisma, async (tx) => {
     await tx.$executeRawUnsafe("SET TRANSACTION READ ONLY");
-    const { rules, agent, existing } = await loadIngestRules(tx, event);
-    const matches = matchRules({
+    const decision = await decideEvent(
+      tx,
+      { prisma, config: deps.config, now: deps.now },
+      directReads(tx),
       event,
-      recipient: { ...recipient, attributes: recipient.attributes as Record<string, unknown> },
-      rules,
-      agent,
-      existing,
-    });
-    const outcomes: EventRuleOutcome[] = [];
-    for (const match of matches) {
-      if (match.kind !== "fire") outcomes.push(toEventRuleOutcome(match));
-      else if (match.rule.digest !== null)
-        outcomes.push({ rule: match.rule.key, matched: true, reason: "digested" });
-      else {
-        const request = ruleComposeRequest(event, match.rule, recipient.id, {
-          dryRun: true,
-          dedupEventId: original?.id,
-        });
-        outcomes.push(
-          (await composeRuleMessage(tx, { config: deps.config, now: () => now }, request)).outcome,
-        );
-      }
-    }
-    return outcomes;
+      now,
+      {
+        dryRun: true,
+        dedupEventId: originalId ?? undefined,
+      },
+    );
+    return decision.outcomes;
   });
   return { name: input.name, recipient: input.recipient, dry_run: true, outcome };
 }

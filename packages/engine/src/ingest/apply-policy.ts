@@ -1,8 +1,16 @@
 import type { EventRuleOutcome } from "@svc/core";
 import type { JobHandler, Queues } from "@svc/queue";
-import { $transaction, lockRecipient, type MessageStatus } from "@svc/store";
-import { enqueueFollowUps, type FollowUps } from "./follow-ups";
-import type { IngestDeps } from "./ingest-event";
+import {
+  $transaction,
+  findEvent,
+  findOutcome,
+  findRule,
+  lockRecipient,
+  updateOutcome,
+  type MessageStatus,
+} from "@svc/store";
+import { enqueueFollowUps } from "./follow-ups";
+import type { FollowUps, IngestDeps } from "./ingest-types";
 import { composeRuleMessage, ruleComposeRequest } from "./rule-message";
 
 // Ingest composes each fired rule inline (one hop less per event). `apply-policy` stays as the
@@ -20,23 +28,18 @@ export async function applyPolicy(
   deps: IngestDeps,
   { eventId, ruleKey }: { eventId: string; ruleKey: string },
 ): Promise<ApplyPolicyResult> {
-  const peek = await deps.prisma.event.findUnique({
-    where: { id: eventId },
-    select: { recipient_external_id: true },
-  });
+  const peek = await findEvent(deps.prisma, eventId);
   if (!peek) return { status: "skipped", reason: "event_not_processed" };
   return $transaction(deps.prisma, async (tx) => {
     await lockRecipient(tx, peek.recipient_external_id);
-    const event = await tx.event.findUnique({ where: { id: eventId } });
+    const event = await findEvent(tx, eventId);
     if (!event || event.status !== "processed" || !event.recipient_id)
       return { status: "skipped", reason: "event_not_processed" } as const;
     await lockRecipient(tx, event.recipient_id); // as ingest: external id, then internal id
-    const stored = await tx.eventOutcome.findUnique({
-      where: { event_id_rule_key: { event_id: eventId, rule_key: ruleKey } },
-    });
+    const stored = await findOutcome(tx, eventId, ruleKey);
     if (!stored || !stored.matched || NOT_COMPOSED.has(stored.reason ?? ""))
       return { status: "skipped", reason: "rule_not_firing" } as const;
-    const rule = await tx.rule.findUnique({ where: { key: ruleKey } });
+    const rule = await findRule(tx, ruleKey);
     if (!rule || rule.digest !== null) return { status: "skipped", reason: "rule_gone" } as const;
 
     const now = deps.now();
@@ -45,13 +48,13 @@ export async function applyPolicy(
       { config: deps.config, now: () => now },
       ruleComposeRequest(event, rule, event.recipient_id),
     );
-    await tx.eventOutcome.update({
-      where: { event_id_rule_key: { event_id: eventId, rule_key: ruleKey } },
-      data: {
-        reason: outcome.reason ?? null,
-        status: (outcome.status as MessageStatus | undefined) ?? null,
-        message_id: outcome.message_id ?? null,
-      },
+    await updateOutcome(tx, eventId, {
+      rule_key: ruleKey,
+      matched: true,
+      reason: outcome.reason ?? null,
+      status: (outcome.status as MessageStatus | undefined) ?? null,
+      message_id: outcome.message_id ?? null,
+      digest_id: null,
     });
     const followUps: FollowUps = { deliveries: [], digests: [] };
     if (message?.status === "queued") {

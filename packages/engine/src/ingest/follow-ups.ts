@@ -1,13 +1,7 @@
 import type { BulkItem, Queues } from "@svc/queue";
 import { deliveryJobsFor } from "../delivery/delivery-jobs";
-import type { PrismaClient } from "@svc/store";
-import type { DigestJoin } from "./join-digest";
-
-/** Jobs a committed ingest leaves to enqueue: deliveries of queued messages and digest closings. */
-export interface FollowUps {
-  deliveries: { messageId: string; generation: number; sendAt: Date }[];
-  digests: DigestJoin[];
-}
+import { openDigestsAmong, outcomesWithResults, queuedMessagesAmong, type PrismaClient } from "@svc/store";
+import type { FollowUps } from "./ingest-types";
 
 /**
  * One bulk round trip. Deliveries due now go as `deliver-messages` jobs (delivery-jobs.ts)
@@ -49,21 +43,12 @@ export async function followUpsOfProcessed(
   eventId: string,
   now: Date,
 ): Promise<FollowUps> {
-  const outcomes = await prisma.eventOutcome.findMany({
-    where: { event_id: eventId, OR: [{ message_id: { not: null } }, { digest_id: { not: null } }] },
-    select: { message_id: true, digest_id: true },
-  });
+  const outcomes = await outcomesWithResults(prisma, eventId);
   const messageIds = outcomes.flatMap((o) => (o.message_id ? [o.message_id] : []));
   const digestIds = outcomes.flatMap((o) => (o.digest_id ? [o.digest_id] : []));
   const [messages, digests] = await Promise.all([
-    prisma.message.findMany({
-      where: { id: { in: messageIds }, status: "queued" },
-      select: { id: true, generation: true, send_at: true },
-    }),
-    prisma.digest.findMany({
-      where: { id: { in: digestIds }, status: "open" },
-      select: { id: true, closes_at: true },
-    }),
+    queuedMessagesAmong(prisma, messageIds),
+    openDigestsAmong(prisma, digestIds),
   ]);
   return {
     deliveries: messages.map((m) => ({ messageId: m.id, generation: m.generation, sendAt: m.send_at })),

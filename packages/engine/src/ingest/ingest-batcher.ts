@@ -1,7 +1,8 @@
 import type { Queues } from "@svc/queue";
-import { enqueueFollowUps, type FollowUps } from "./follow-ups";
+import { enqueueFollowUps } from "./follow-ups";
 import { ingestEvents } from "./ingest-batch";
-import { ingestEvent, type IngestDeps, type IngestResult } from "./ingest-event";
+import { ingestEvent } from "./ingest-event";
+import type { FollowUps, IngestDeps, IngestResult } from "./ingest-types";
 
 // Group commit for `ingest-event` jobs: the jobs a worker runs at once hand their event ids here;
 // up to `parallel` transactions run, and ids that arrive meanwhile wait and go together into the

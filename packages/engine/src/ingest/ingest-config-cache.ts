@@ -1,18 +1,17 @@
-import type { CategoryRow, PrismaClient, RuleRow, TemplateRow, TransactionClient } from "@svc/store";
+import {
+  loadRuleConfiguration,
+  type CategoryRow,
+  type PrismaClient,
+  type RuleRow,
+  type TemplateRow,
+  type TransactionClient,
+} from "@svc/store";
 
 // Rules, templates and categories change rarely and every event reads them, so each process keeps
 // a copy keyed by a fingerprint of the three tables that the event's own transaction reads (after
-// its lock, in the same statement as the event): an edit committed before that statement changes
-// the fingerprint, so the event sees it. No window, and edits from any writer (API, svcctl, SQL)
-// count. The fingerprint hashes each row's key and xmin (a new row version on every UPDATE).
-
-/** SQL expression for the fingerprint: count and hash sum of (key, row version) per table. */
-export const CONFIG_VERSION_SQL = ["rules", "templates", "categories"]
-  .map(
-    (table) =>
-      `(SELECT count(*)::text || '.' || coalesce(sum(hashtextextended(key || '/' || xmin::text, 0)), 0)::text FROM ${table})`,
-  )
-  .join(" || ':' || ");
+// its lock, in the same statement as the event: CONFIG_VERSION_SQL in packages/store). An edit
+// committed before that statement changes the fingerprint, so the event sees it. No window, and
+// edits from any writer (API, svcctl, SQL) count.
 
 export interface IngestConfig {
   version: string;
@@ -24,6 +23,17 @@ export interface IngestConfig {
 
 // One copy per client (per database), so two databases in one process never share one.
 const caches = new WeakMap<object, IngestConfig>();
+
+/** The configuration as read now, in `tx` (no copy kept). */
+export async function readIngestConfig(tx: TransactionClient, version: string): Promise<IngestConfig> {
+  const { rules, templates, categories } = await loadRuleConfiguration(tx);
+  return {
+    version,
+    rules,
+    templates: new Map(templates.map((t) => [t.key, t])),
+    categories: new Map(categories.map((c) => [c.key, c])),
+  };
+}
 
 /**
  * The cached configuration when `version` is current; else reloads it inside `tx` and labels it
@@ -37,17 +47,7 @@ export async function ingestConfig(
 ): Promise<IngestConfig> {
   const cached = caches.get(owner);
   if (cached?.version === version) return cached;
-  const [rules, templates, categories] = await Promise.all([
-    tx.rule.findMany({ where: { enabled: true } }),
-    tx.template.findMany(),
-    tx.category.findMany(),
-  ]);
-  const loaded: IngestConfig = {
-    version,
-    rules,
-    templates: new Map(templates.map((t) => [t.key, t])),
-    categories: new Map(categories.map((c) => [c.key, c])),
-  };
+  const loaded = await readIngestConfig(tx, version);
   caches.set(owner, loaded);
   return loaded;
 }

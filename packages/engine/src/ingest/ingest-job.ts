@@ -7,10 +7,10 @@ import {
   type Queues,
   type Sweep,
 } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
+import { markEventFailed as markFailed, pendingEventIdsBefore, type PrismaClient } from "@svc/store";
 import { enqueueFollowUps, followUpsOfProcessed } from "./follow-ups";
 import { createIngestBatcher, type IngestBatcherOptions } from "./ingest-batcher";
-import type { IngestDeps } from "./ingest-event";
+import type { IngestDeps } from "./ingest-types";
 
 export interface IngestJobDeps extends IngestDeps {
   queues: Pick<Queues, "enqueueBulk">;
@@ -96,11 +96,7 @@ export async function markEventFailed(
   eventId: string,
   error: unknown,
 ): Promise<boolean> {
-  const { count } = await prisma.event.updateMany({
-    where: { id: eventId, status: "pending" },
-    data: { status: "failed", error: gaveUpReason(errorMessage(error)), attempts: { increment: 1 } },
-  });
-  return count === 1;
+  return markFailed(prisma, eventId, gaveUpReason(errorMessage(error)));
 }
 
 export const PENDING_EVENT_GRACE_MS = 30_000;
@@ -121,16 +117,12 @@ export function requeuePendingEventsSweep(
         queues: deps.queues,
         job: "ingest-event",
         list: async (limit) => {
-          const rows = await deps.prisma.event.findMany({
-            where: {
-              status: "pending",
-              created_at: { lt: new Date(now.getTime() - PENDING_EVENT_GRACE_MS) },
-            },
-            orderBy: { created_at: "asc" },
-            take: limit,
-            select: { id: true },
-          });
-          return rows.map((row) => ({ eventId: row.id }));
+          const ids = await pendingEventIdsBefore(
+            deps.prisma,
+            new Date(now.getTime() - PENDING_EVENT_GRACE_MS),
+            limit,
+          );
+          return ids.map((eventId) => ({ eventId }));
         },
       }),
   };

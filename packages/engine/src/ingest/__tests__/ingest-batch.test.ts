@@ -4,7 +4,8 @@ import type { TestDatabase } from "@svc/testkit";
 import type { AcceptEventDeps } from "../../events/accept-event";
 import { createIngestBatcher } from "../ingest-batcher";
 import { ingestEvents } from "../ingest-batch";
-import { ingestEvent, type IngestDeps } from "../ingest-event";
+import { ingestEvent } from "../ingest-event";
+import type { IngestDeps } from "../ingest-types";
 import {
   makeRecipient,
   makeRule,

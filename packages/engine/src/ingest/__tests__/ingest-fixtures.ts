@@ -6,7 +6,7 @@ import { acceptEvent, type AcceptEventDeps } from "../../events/accept-event";
 import type { EventInput } from "../../events/event-input";
 import { createQueues, type Queues } from "@svc/queue";
 import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
-import type { IngestDeps } from "../ingest-event";
+import type { IngestDeps } from "../ingest-types";
 
 // One digest policy for every engine test (a rule's `digest` column with quiet defaults).
 export { digestPolicy } from "../../digests/__tests__/digest-fixtures";

@@ -3,7 +3,8 @@ import { Prisma } from "@svc/store";
 import type { TestDatabase } from "@svc/testkit";
 import { acceptEvent, type AcceptEventDeps } from "../../events/accept-event";
 import { applyPolicy } from "../apply-policy";
-import { ingestEvent, type IngestDeps } from "../ingest-event";
+import { ingestEvent } from "../ingest-event";
+import type { IngestDeps } from "../ingest-types";
 import { ingestEventJob, ingestJobs, requeuePendingEventsSweep } from "../ingest-job";
 import {
   BACKEND,

@@ -1,6 +1,7 @@
 import type { TestDatabase } from "@svc/testkit";
 import type { AcceptEventDeps } from "../../events/accept-event";
-import { ingestEvent, type IngestDeps } from "../ingest-event";
+import { ingestEvent } from "../ingest-event";
+import type { IngestDeps } from "../ingest-types";
 import {
   digestPolicy,
   makeRecipient,

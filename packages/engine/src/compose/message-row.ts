@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
-import type { FatigueState, PolicyDecision } from "@svc/core";
-import { Prisma, type MessageRow, type TransactionClient } from "@svc/store";
+import type { PolicyDecision } from "@svc/core";
+import type { MessageRow, Prisma } from "@svc/store";
 import type { ComposeRequest } from "./compose-types";
-import type { LoadedComposition } from "./load-policy-context";
+import type { LoadedComposition } from "./policy-context";
 import type { MessageContent } from "./message-content";
 
-// The "apply" of load → decide → apply: the decided message as a row, and the fatigue state it
-// leaves behind. Idempotency keys are remembered for 7 days (DECISIONS "Requests and responses").
+// The decided message as a row (the "apply" of load → decide → apply writes it). Idempotency keys
+// are remembered for 7 days (docs/decisions.md "Requests and responses").
 
 export const IDEMPOTENCY_TTL_MS = 7 * 86_400_000;
 
@@ -64,39 +64,4 @@ export function messageRowOf(
     created_at: now,
     updated_at: now,
   };
-}
-
-const jsonOrDbNull = (value: Prisma.JsonValue) =>
-  value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue);
-
-export function insertMessage(tx: TransactionClient, row: MessageRow): Promise<MessageRow> {
-  return tx.message.create({
-    data: {
-      ...row,
-      content: jsonOrDbNull(row.content),
-      data: (row.data ?? {}) as Prisma.InputJsonValue,
-      screening: jsonOrDbNull(row.screening),
-    },
-  });
-}
-
-export async function saveFatigue(
-  tx: TransactionClient,
-  recipientId: string,
-  category: string,
-  state: FatigueState,
-  now: Date,
-): Promise<void> {
-  const values = {
-    sent_since_engagement: state.sentSinceEngagement,
-    paused_until: state.pausedUntil,
-    probe_message_id: state.probeMessageId,
-    probe_sent_at: state.probeSentAt,
-    updated_at: now,
-  };
-  await tx.fatigueState.upsert({
-    where: { recipient_id_category: { recipient_id: recipientId, category } },
-    create: { recipient_id: recipientId, category, ...values },
-    update: values,
-  });
 }

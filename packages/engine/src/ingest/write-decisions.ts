@@ -1,0 +1,41 @@
+import type { EventRuleOutcome, MessageStatus } from "@svc/core";
+import { saveFatigueState, writeIngestedEvents, type OutcomeWrite, type TransactionClient } from "@svc/store";
+import type { EventDecision } from "./decide-event";
+import type { IngestResult } from "./ingest-types";
+
+/** Writes decided events in one statement (messages, outcomes, `processed`), then the fatigue they leave. */
+export async function writeDecisions(
+  tx: TransactionClient,
+  now: Date,
+  decisions: readonly EventDecision[],
+): Promise<void> {
+  await writeIngestedEvents(
+    tx,
+    now,
+    decisions.map((d) => ({
+      eventId: d.eventId,
+      recipientId: d.recipientId,
+      messages: d.messages,
+      outcomes: d.outcomes.map(outcomeWrite),
+    })),
+  );
+  for (const decision of decisions) {
+    for (const [category, state] of decision.fatigue)
+      await saveFatigueState(tx, decision.recipientId, category, state, now);
+  }
+}
+
+export function processedResult(decision: EventDecision): Extract<IngestResult, { status: "processed" }> {
+  return { status: "processed", outcomes: decision.outcomes, followUps: decision.followUps };
+}
+
+function outcomeWrite(outcome: EventRuleOutcome): OutcomeWrite {
+  return {
+    rule_key: outcome.rule,
+    matched: outcome.matched,
+    reason: outcome.reason ?? null,
+    status: (outcome.status as MessageStatus | undefined) ?? null,
+    message_id: outcome.message_id ?? null,
+    digest_id: outcome.digest_id ?? null,
+  };
+}
