@@ -13,7 +13,6 @@ export function linkPlaceholder(name: LinkPlaceholderName): string {
   return `[[svc:${name}]]`;
 }
 
-
 /**
  * Replaces placeholders with the given URLs; a placeholder without a URL (no public URL
  * configured, an agent's view) becomes empty rather than leaking the marker. `html` escapes the
