@@ -1,5 +1,5 @@
-# One image for the API and every worker group; the command picks the role.
-FROM node:20-bookworm-slim AS build
+# One image for the API and every worker group; the command picks the role. Node 24 (Active LTS).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc tsconfig.base.json tsconfig.json tsconfig.build.json prisma.config.ts ./
 COPY scripts ./scripts
@@ -8,7 +8,7 @@ COPY packages ./packages
 COPY apps ./apps
 RUN npm ci --no-audit --no-fund && npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app /app
