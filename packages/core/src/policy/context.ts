@@ -2,7 +2,7 @@
 // lock), what the steps pass along (PolicyDraft) and what it decides (PolicyDecision).
 import type { DailyWindow } from "../time/quiet-hours";
 import type { UnknownStatePolicy } from "../time/texting-hours";
-import type { FatigueState } from "./fatigue";
+import type { FatigueSettings, FatigueState } from "./fatigue";
 import type { Importance } from "./importance";
 import type { DecidedStatus } from "./message-status";
 
@@ -10,11 +10,6 @@ export interface FrequencyCap {
   limit: number;
   /** Parsed with parsePeriod. */
   periodSeconds: number;
-}
-
-export interface FatigueSettings {
-  after: number;
-  pauseSeconds: number;
 }
 
 export interface PolicyCategory {

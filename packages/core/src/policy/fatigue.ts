@@ -5,8 +5,12 @@
 // The counter grows when a message is queued (composition is where the pipeline persists state).
 // Engagement (opened, clicked, converted; not delivered) resets everything: the engagement use
 // case stores fatigueAfterEngagement() or sets probeEngaged, which the next decision treats alike.
-import type { FatigueSettings } from "./context";
 import { importanceRank, type Importance } from "./importance";
+
+export interface FatigueSettings {
+  after: number;
+  pauseSeconds: number;
+}
 
 export interface FatigueState {
   sentSinceEngagement: number;

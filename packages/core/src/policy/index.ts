@@ -7,7 +7,6 @@ export * from "./compliance";
 export type {
   ApprovalView,
   DraftPatch,
-  FatigueSettings,
   FrequencyCap,
   PolicyAddress,
   PolicyAgent,
