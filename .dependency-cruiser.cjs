@@ -1,6 +1,5 @@
 // Import rules checked by `npm run lint:imports` (dependency-cruiser); the layers they keep are
-// described in docs/architecture.md. Violations that exist today and are being removed are listed
-// in .dependency-cruiser-known-violations.json (see docs/decisions.md): only new ones fail.
+// described in docs/architecture.md. Any violation fails the lint.
 
 // What makes a module I/O: the database, queue, HTTP server, logging and mail libraries, and the
 // Node core modules that touch files, sockets or processes. `node:crypto` is pure and allowed.
