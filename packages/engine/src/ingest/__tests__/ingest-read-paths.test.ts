@@ -5,6 +5,7 @@ import {
   Prisma,
   loadIngestSnapshots,
   messageHistory,
+  type HistoryRow,
   type PrismaClient,
   type TransactionClient,
 } from "@svc/store";
