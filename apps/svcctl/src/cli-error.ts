@@ -1,7 +1,7 @@
 import { ConfigError } from "@svc/config";
 import { AppError } from "@svc/core";
 import { QueueUnavailableError } from "@svc/queue";
-import { MigrationError } from "@svc/store";
+import { classifyDatabaseError, MigrationError, type DatabaseErrorKind } from "@svc/store";
 import { EXIT, type ExitCode } from "./exit-codes";
 
 /** A failure the CLI already put into words, with the exit code it deserves. */
@@ -23,47 +23,15 @@ export interface Targets {
   redis?: string;
 }
 
-// Node socket errors (pg, ioredis): the service is down or not reachable from here.
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-]);
-
 type DatabaseProblem = "unreachable" | "missing" | "denied" | "not_migrated";
 
-// The same problem shows up as a Prisma code, a driver-adapter kind (raw queries report P2010 with
-// the kind inside) or a Postgres SQLSTATE (the pg client used by migrations).
-const DATABASE_PROBLEMS: Record<string, DatabaseProblem> = {
-  P1001: "unreachable",
-  P1002: "unreachable",
-  P1017: "unreachable",
-  DatabaseNotReachable: "unreachable",
-  ConnectionClosed: "unreachable",
-  SocketTimeout: "unreachable",
-  TooManyConnections: "unreachable",
-  "57P01": "unreachable",
-  "57P03": "unreachable",
-  "53300": "unreachable",
-  P1003: "missing",
-  DatabaseDoesNotExist: "missing",
-  "3D000": "missing",
-  P1000: "denied",
-  P1010: "denied",
-  DatabaseAccessDenied: "denied",
-  AuthenticationFailed: "denied",
-  "28000": "denied",
-  "28P01": "denied",
-  P2021: "not_migrated",
-  P2022: "not_migrated",
-  TableDoesNotExist: "not_migrated",
-  ColumnNotFound: "not_migrated",
-  "42P01": "not_migrated",
-  "42703": "not_migrated",
+// The store classifies database errors by code (packages/store/src/database-errors.ts); these are
+// the kinds an operator can act on.
+const PROBLEMS: Partial<Record<DatabaseErrorKind, DatabaseProblem>> = {
+  unavailable: "unreachable",
+  missing_database: "missing",
+  denied: "denied",
+  not_migrated: "not_migrated",
 };
 
 function databaseFailure(problem: DatabaseProblem, original: string | undefined, targets: Targets): CliError {
@@ -92,16 +60,11 @@ function databaseFailure(problem: DatabaseProblem, original: string | undefined,
 
 /** Socket errors of a client known to talk to Postgres (the migration runner's pg client) name the database. */
 export function asDatabaseError(error: unknown, targets: Targets): unknown {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code !== "string" || !NETWORK_CODES.has(code)) return error;
+  const classified = classifyDatabaseError(error);
+  if (classified?.via !== "socket") return error;
   const where = targets.database ?? "the configured database.url";
-  return new CliError(
-    EXIT.unavailable,
-    `cannot reach the database at ${where} (${oneLine(String(message))})`,
-    {
-      cause: error,
-    },
-  );
+  const detail = classified.detail ? ` (${classified.detail})` : "";
+  return new CliError(EXIT.unavailable, `cannot reach the database at ${where}${detail}`, { cause: error });
 }
 
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ").trim();
@@ -128,22 +91,18 @@ export function classifyError(error: unknown, targets: Targets = {}): CliError {
       `cannot reach Redis at ${targets.redis ?? "the configured redis.url"}`,
     );
   }
-  const { code, meta, message } = (error ?? {}) as {
-    code?: unknown;
-    meta?: { driverAdapterError?: { cause?: { kind?: string; originalMessage?: string } } };
-    message?: unknown;
-  };
-  if (typeof code === "string") {
-    if (NETWORK_CODES.has(code))
-      return new CliError(EXIT.unavailable, `cannot connect: ${oneLine(String(message))}`);
-    const cause = meta?.driverAdapterError?.cause;
-    const isPrisma = /^P\d{4}$/.test(code);
-    // Prisma's own messages span lines and quote our source: show the driver's one-liner instead.
-    const original = isPrisma ? cause?.originalMessage : oneLine(String(message));
-    const problem = DATABASE_PROBLEMS[cause?.kind ?? ""] ?? DATABASE_PROBLEMS[code];
-    if (problem) return databaseFailure(problem, original, targets);
-    if (isPrisma)
-      return new CliError(EXIT.failure, `database error ${code}${original ? ` (${original})` : ""}`);
+  const classified = classifyDatabaseError(error);
+  if (classified) {
+    // A socket error of unknown origin (Redis or Postgres): say only that the connection failed.
+    if (classified.via === "socket")
+      return new CliError(EXIT.unavailable, `cannot connect: ${classified.detail ?? classified.code}`);
+    const problem = PROBLEMS[classified.kind];
+    if (problem) return databaseFailure(problem, classified.detail, targets);
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && /^P\d{4}$/.test(code)) {
+    const detail = classified?.detail;
+    return new CliError(EXIT.failure, `database error ${code}${detail ? ` (${detail})` : ""}`);
   }
   return new CliError(
     EXIT.failure,

@@ -1,6 +1,7 @@
 // The whole configuration (SPEC 2.12, DECISIONS "Configuration"). Every object is strict, so a typo
 // is an error, and every default lives here. `prefault({})` runs a missing section through its
 // schema so the inner defaults apply.
+import { QUEUE_NAMES, type QueueName } from "@svc/core";
 import { z } from "zod";
 import { channelsSchema } from "./channels-schema";
 import { clockTime, httpUrl, ianaTimeZone, positiveInt, probability, urlWith } from "./formats";
@@ -8,16 +9,23 @@ import { clockTime, httpUrl, ianaTimeZone, positiveInt, probability, urlWith } f
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-export const WORKER_QUEUES = [
-  "ingest",
-  "policy",
-  "delivery",
-  "digests",
-  "screening",
-  "callbacks",
-  "scheduler",
-] as const;
-export type WorkerQueue = (typeof WORKER_QUEUES)[number];
+// Jobs per worker process and queue, unless configured otherwise.
+const DEFAULT_CONCURRENCY: Record<QueueName, number> = {
+  ingest: 20,
+  policy: 20,
+  delivery: 50,
+  digests: 5,
+  screening: 10,
+  callbacks: 10,
+  scheduler: 1,
+};
+const concurrencySchema = z.strictObject(
+  Object.fromEntries(
+    QUEUE_NAMES.map((queue) => [queue, positiveInt.default(DEFAULT_CONCURRENCY[queue])]),
+  ) as {
+    [Q in QueueName]: z.ZodDefault<typeof positiveInt>;
+  },
+);
 
 export const LOG_LEVELS = ["error", "warn", "info", "http", "verbose", "debug", "silly"] as const;
 
@@ -54,17 +62,7 @@ const redisSchema = z.strictObject({
 
 const workerSchema = z.strictObject({
   embedded: z.boolean().default(true),
-  concurrency: z
-    .strictObject({
-      ingest: positiveInt.default(20),
-      policy: positiveInt.default(20),
-      delivery: positiveInt.default(50),
-      digests: positiveInt.default(5),
-      screening: positiveInt.default(10),
-      callbacks: positiveInt.default(10),
-      scheduler: positiveInt.default(1),
-    })
-    .prefault({}),
+  concurrency: concurrencySchema.prefault({}),
   max_attempts: positiveInt.default(8),
   max_defer_seconds: positiveInt.default(86400),
   // A `sending` claim older than this is taken over by a retry or a sweep (DECISIONS "Channels").

@@ -6,3 +6,4 @@ export * from "./rules";
 export * from "./render";
 export * from "./policy";
 export * from "./text";
+export * from "./queue-names";

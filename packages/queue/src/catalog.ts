@@ -1,18 +1,10 @@
+import type { QueueName } from "@svc/core";
 import type { JobsOptions } from "bullmq";
 
 // The typed job catalog (Immich-style): job name -> queue, payload (ids only; handlers re-read
 // the rows) and default options. Producers and workers both read it, so they cannot disagree.
 
-export const QUEUE_NAMES = [
-  "ingest",
-  "policy",
-  "delivery",
-  "digests",
-  "screening",
-  "callbacks",
-  "scheduler",
-] as const;
-export type QueueName = (typeof QUEUE_NAMES)[number];
+export { QUEUE_NAMES, type QueueName } from "@svc/core";
 
 export interface JobPayloads {
   "ingest-event": { eventId: string };

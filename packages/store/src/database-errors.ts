@@ -25,7 +25,9 @@ export interface ClassifiedDatabaseError {
   kind: DatabaseErrorKind;
   /** The SQLSTATE, Prisma code, adapter kind or socket code that decided it. */
   code: string;
-  /** The driver's own one-line message, when there is one. */
+  /** Who said so: Postgres (a SQLSTATE), Prisma, its driver adapter, the socket, or `pg` (no answer). */
+  via: "postgres" | "prisma" | "driver_adapter" | "socket" | "connection";
+  /** The driver's own one-line message, when there is one (never Prisma's, which quotes source code). */
   detail?: string;
 }
 
@@ -91,10 +93,12 @@ const BY_CLASS: Record<string, DatabaseErrorKind> = {
 };
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
+const PRISMA_CODE = /^P\d{4}$/;
 
 /** What kind of database failure this is, or null when it is not one svc knows. */
 export function classifyDatabaseError(error: unknown): ClassifiedDatabaseError | null {
-  if (error instanceof DatabaseUnavailableError) return { kind: "unavailable", code: error.code };
+  if (error instanceof DatabaseUnavailableError)
+    return { kind: "unavailable", code: error.code, via: "connection", detail: oneLine(error.message) };
   if (error instanceof AggregateError) {
     // One error per address tried: the connection failed if any of them is a socket error.
     for (const one of error.errors) {
@@ -112,15 +116,21 @@ export function classifyDatabaseError(error: unknown): ClassifiedDatabaseError |
     };
   };
   const cause = meta?.driverAdapterError?.cause;
-  const text = cause?.originalMessage ?? (typeof message === "string" ? oneLine(message) : undefined);
+  const isPrisma = typeof code === "string" && PRISMA_CODE.test(code);
+  const text = isPrisma ? cause?.originalMessage : typeof message === "string" ? oneLine(message) : undefined;
   const detail = text ? { detail: text } : {};
-  for (const candidate of [cause?.kind, cause?.originalCode, code]) {
+  const candidates: [unknown, ClassifiedDatabaseError["via"]][] = [
+    [cause?.kind, "driver_adapter"],
+    [cause?.originalCode, "postgres"],
+    [code, isPrisma ? "prisma" : "postgres"],
+  ];
+  for (const [candidate, via] of candidates) {
     if (typeof candidate !== "string") continue;
+    if (SOCKET_CODES.has(candidate))
+      return { kind: "unavailable", code: candidate, via: "socket", ...detail };
     const kind =
-      BY_CODE[candidate] ??
-      (SOCKET_CODES.has(candidate) ? "unavailable" : undefined) ??
-      (SQLSTATE.test(candidate) ? BY_CLASS[candidate.slice(0, 2)] : undefined);
-    if (kind) return { kind, code: candidate, ...detail };
+      BY_CODE[candidate] ?? (SQLSTATE.test(candidate) ? BY_CLASS[candidate.slice(0, 2)] : undefined);
+    if (kind) return { kind, code: candidate, via, ...detail };
   }
   return null;
 }

@@ -1,0 +1,12 @@
+// The work queues, named once for every package: the job catalog (packages/queue) routes jobs to
+// them and the configuration (packages/config) sets each one's concurrency.
+export const QUEUE_NAMES = [
+  "ingest",
+  "policy",
+  "delivery",
+  "digests",
+  "screening",
+  "callbacks",
+  "scheduler",
+] as const;
+export type QueueName = (typeof QUEUE_NAMES)[number];
