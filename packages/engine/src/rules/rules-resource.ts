@@ -60,7 +60,7 @@ export function rulesResource(
       if (!row.enabled) await cancelOpenDigests(row.key, "rule disabled");
     },
     async remove(row) {
-      await ruleRows.delete(prisma, row.key);
+      await ruleRows.purge(prisma, row.key);
       await cancelOpenDigests(row.key, "rule deleted");
     },
   });

@@ -87,7 +87,7 @@ export function keyedResource<Row extends { key: string; created_at: Date }, Inp
       const row = await findVisible(key);
       await spec.beforeDelete?.(row);
       if (spec.remove) await spec.remove(row);
-      else await rows.delete(db, key);
+      else await rows.purge(db, key);
     },
   };
 }

@@ -23,6 +23,7 @@ export async function markApiKeyRevoked(
   id: string,
   at: Date,
 ): Promise<boolean> {
-  const { count } = await db.apiKey.updateMany({ where: { id, revoked_at: null }, data: { revoked_at: at } });
+  const stillLive = { id, revoked_at: null };
+  const { count } = await db.apiKey.updateMany({ where: stillLive, data: { revoked_at: at } });
   return count === 1;
 }

@@ -1,6 +1,5 @@
 import type { PrismaClientOrTransaction } from "../../transaction";
 import type { AgentRow } from "../../rows";
-import { json, nullableJson } from "../json-columns";
 import { keyedRows, type StoredCapColumn } from "./keyed-rows";
 
 export interface AgentFields {
@@ -20,12 +19,7 @@ export interface AgentFields {
 /** Lists leave deleted agents out; `find` still sees them (their keys cannot be reused). */
 export const agentRows = keyedRows<AgentRow, AgentFields>({
   table: (db) => db.agent,
-  columns: (fields) => ({
-    ...fields,
-    categories: nullableJson(fields.categories),
-    frequency_caps: json(fields.frequency_caps),
-    approval: nullableJson(fields.approval),
-  }),
+  jsonColumns: { nullable: ["categories", "approval"], notNull: ["frequency_caps"] },
   visible: { deleted_at: null },
 });
 

@@ -1,6 +1,5 @@
 import type { PrismaClientOrTransaction } from "../../transaction";
 import type { CategoryRow } from "../../rows";
-import { json, nullableJson } from "../json-columns";
 import { keyedRows, type StoredCapColumn } from "./keyed-rows";
 
 export interface CategoryFields {
@@ -15,11 +14,7 @@ export interface CategoryFields {
 
 export const categoryRows = keyedRows<CategoryRow, CategoryFields>({
   table: (db) => db.category,
-  columns: (fields) => ({
-    ...fields,
-    frequency_caps: json(fields.frequency_caps),
-    fatigue: nullableJson(fields.fatigue),
-  }),
+  jsonColumns: { nullable: ["fatigue"], notNull: ["frequency_caps"] },
 });
 
 /** Those of `keys` that name a category. */

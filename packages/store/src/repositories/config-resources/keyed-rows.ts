@@ -1,4 +1,5 @@
 import type { PrismaClientOrTransaction } from "../../transaction";
+import { json, nullableJson } from "../json-columns";
 import { pageArgs, type PageWindow } from "../paging";
 
 // Categories, templates, rules and agents are admin resources with a key and one HTTP contract
@@ -17,7 +18,7 @@ export interface KeyedRows<Row, Fields> {
   /** Changes the given fields of an existing row. */
   change(db: PrismaClientOrTransaction, key: string, fields: Fields): Promise<Row>;
   /** Deletes the row for good. */
-  delete(db: PrismaClientOrTransaction, key: string): Promise<void>;
+  purge(db: PrismaClientOrTransaction, key: string): Promise<void>;
 }
 
 /** The part of a Prisma model delegate keyed rows use. */
@@ -30,14 +31,20 @@ interface KeyedDelegate<Row> {
   delete(args: { where: { key: string } }): Promise<Row>;
 }
 
-export function keyedRows<Row, Fields>(options: {
+export function keyedRows<Row, Fields extends object>(options: {
   table: (db: PrismaClientOrTransaction) => KeyedDelegate<Row>;
-  /** Fields → Prisma data (JSON nulls become SQL NULL). */
-  columns: (fields: Fields) => object;
+  /** JSON columns: `nullable` ones store a null as SQL NULL. */
+  jsonColumns?: { nullable?: (keyof Fields)[]; notNull?: (keyof Fields)[] };
   /** Rows lists show; all when absent. */
   visible?: object;
 }): KeyedRows<Row, Fields> {
-  const { table, columns, visible } = options;
+  const { table, jsonColumns = {}, visible } = options;
+  const columns = (fields: Fields) => {
+    const data = { ...fields } as Record<string, unknown>;
+    for (const key of jsonColumns.nullable ?? []) data[key as string] = nullableJson(fields[key]);
+    for (const key of jsonColumns.notNull ?? []) data[key as string] = json(fields[key]);
+    return data;
+  };
   return {
     find: (db, key) => table(db).findUnique({ where: { key } }),
     findPage(db, window) {
@@ -51,7 +58,7 @@ export function keyedRows<Row, Fields>(options: {
       return table(db).upsert({ where: { key }, create: { ...data, key, created_at: now }, update: data });
     },
     change: (db, key, fields) => table(db).update({ where: { key }, data: columns(fields) }),
-    async delete(db, key) {
+    async purge(db, key) {
       await table(db).delete({ where: { key } });
     },
   };

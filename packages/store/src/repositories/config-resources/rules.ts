@@ -1,6 +1,5 @@
 import type { PrismaClientOrTransaction } from "../../transaction";
 import type { RuleRow } from "../../rows";
-import { nullableJson } from "../json-columns";
 import { keyedRows } from "./keyed-rows";
 
 export interface RuleFields {
@@ -25,11 +24,7 @@ export interface RuleFields {
 
 export const ruleRows = keyedRows<RuleRow, RuleFields>({
   table: (db) => db.rule,
-  columns: (fields) => ({
-    ...fields,
-    digest: nullableJson(fields.digest),
-    condition: nullableJson(fields.condition),
-  }),
+  jsonColumns: { nullable: ["digest", "condition"] },
 });
 
 /** Every rule's key. */

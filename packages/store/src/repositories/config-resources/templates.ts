@@ -1,5 +1,4 @@
 import type { TemplateRow } from "../../rows";
-import { json } from "../json-columns";
 import { keyedRows } from "./keyed-rows";
 
 export interface TemplateFields {
@@ -10,5 +9,5 @@ export interface TemplateFields {
 
 export const templateRows = keyedRows<TemplateRow, TemplateFields>({
   table: (db) => db.template,
-  columns: (fields) => ({ ...fields, locales: json(fields.locales) }),
+  jsonColumns: { notNull: ["locales"] },
 });

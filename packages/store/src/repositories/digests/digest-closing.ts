@@ -1,23 +1,32 @@
+import type { Prisma } from "../../generated/prisma/client";
 import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 
 // A digest leaves `open` exactly once: every change of state here is a compare-and-set on
 // `status = 'open'` that says whether it won, so the caller decides what losing the race means.
 
+type OpenDigests = { id: string } | { rule_key: string };
+
+/** The one compare-and-set: changes the digests of `which` still open; returns how many. */
+async function changeWhileOpen(
+  db: PrismaClientOrTransaction,
+  which: OpenDigests & { closes_at?: { gt: Date } },
+  data: Prisma.DigestUpdateManyMutationInput,
+): Promise<number> {
+  const { count } = await db.digest.updateMany({ where: { ...which, status: "open" }, data });
+  return count;
+}
+
+const cancelled = (reason: string, now: Date) =>
+  ({ status: "cancelled", open_key: null, status_reason: reason, updated_at: now }) as const;
+
 /** Takes the digest out of its group (`open_key` goes): no event joins it any more. */
 export async function detachOpenDigest(tx: TransactionClient, id: string, now: Date): Promise<boolean> {
-  const { count } = await tx.digest.updateMany({
-    where: { id, status: "open" },
-    data: { open_key: null, updated_at: now },
-  });
-  return count === 1;
+  return (await changeWhileOpen(tx, { id }, { open_key: null, updated_at: now })) === 1;
 }
 
 export async function markDigestSent(tx: TransactionClient, id: string, now: Date): Promise<boolean> {
-  const { count } = await tx.digest.updateMany({
-    where: { id, status: "open" },
-    data: { status: "sent", open_key: null, sent_at: now, updated_at: now },
-  });
-  return count === 1;
+  const sent = { status: "sent", open_key: null, sent_at: now, updated_at: now } as const;
+  return (await changeWhileOpen(tx, { id }, sent)) === 1;
 }
 
 export async function cancelOpenDigest(
@@ -26,11 +35,7 @@ export async function cancelOpenDigest(
   reason: string,
   now: Date,
 ): Promise<boolean> {
-  const { count } = await db.digest.updateMany({
-    where: { id, status: "open" },
-    data: { status: "cancelled", open_key: null, status_reason: reason, updated_at: now },
-  });
-  return count === 1;
+  return (await changeWhileOpen(db, { id }, cancelled(reason, now))) === 1;
 }
 
 /** Cancels every open digest of a rule (disabled or deleted); returns how many. */
@@ -40,11 +45,7 @@ export async function cancelOpenDigestsOfRule(
   reason: string,
   now: Date,
 ): Promise<number> {
-  const { count } = await db.digest.updateMany({
-    where: { rule_key: ruleKey, status: "open" },
-    data: { status: "cancelled", open_key: null, status_reason: reason, updated_at: now },
-  });
-  return count;
+  return changeWhileOpen(db, { rule_key: ruleKey }, cancelled(reason, now));
 }
 
 /** "Send now": an open digest not yet due becomes due now. True when `closes_at` moved. */
@@ -53,11 +54,8 @@ export async function closeDigestWindowNow(
   id: string,
   now: Date,
 ): Promise<boolean> {
-  const { count } = await db.digest.updateMany({
-    where: { id, status: "open", closes_at: { gt: now } },
-    data: { closes_at: now, updated_at: now },
-  });
-  return count === 1;
+  const notDueYet = { id, closes_at: { gt: now } };
+  return (await changeWhileOpen(db, notDueYet, { closes_at: now, updated_at: now })) === 1;
 }
 
 /** The message a sent digest became. */

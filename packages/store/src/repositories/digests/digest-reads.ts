@@ -37,10 +37,10 @@ export async function findDigestPage(
   filter: DigestFilter,
   window: PageWindow,
 ): Promise<DigestWithItems[]> {
-  const q = pageArgs(window, "id");
   const filters: Prisma.DigestWhereInput[] = [];
   if (filter.recipientId !== undefined) filters.push({ recipient_id: filter.recipientId });
   if (filter.status !== undefined) filters.push({ status: filter.status });
+  const q = pageArgs(window, "id");
   return db.digest.findMany({
     where: { AND: [...filters, q.where as Prisma.DigestWhereInput] },
     orderBy: q.orderBy,

@@ -7,11 +7,13 @@ export interface AddressKey {
   value: string;
 }
 
+const byKey = (key: AddressKey) => ({ recipient_id_channel_value: key });
+
 export async function findAddress(
   db: PrismaClientOrTransaction,
   key: AddressKey,
 ): Promise<AddressRow | null> {
-  return db.address.findUnique({ where: { recipient_id_channel_value: key } });
+  return db.address.findUnique({ where: byKey(key) });
 }
 
 /** The address with `enabled`: inserted, or its `enabled` changed. */
@@ -22,7 +24,7 @@ export async function saveAddress(
   now: Date,
 ): Promise<AddressRow> {
   return db.address.upsert({
-    where: { recipient_id_channel_value: key },
+    where: byKey(key),
     create: { ...key, enabled, created_at: now, updated_at: now },
     update: { enabled, updated_at: now },
   });

@@ -41,11 +41,8 @@ export async function replacePreferenceToken(
   recipientId: string,
   token: PreferenceTokenFields,
 ): Promise<void> {
-  await db.preferenceToken.upsert({
-    where: { recipient_id: recipientId },
-    create: { recipient_id: recipientId, ...token },
-    update: token,
-  });
+  const person = { recipient_id: recipientId };
+  await db.preferenceToken.upsert({ where: person, create: { ...person, ...token }, update: token });
 }
 
 /** The person whose live preference token hashes to `hash`, or null. */
