@@ -7,7 +7,7 @@ import {
   sha256Hex,
   type Scope,
 } from "@svc/core";
-import { agentRows, insertApiKey, type PrismaClient } from "@svc/store";
+import { findAgentRow, insertApiKey, type PrismaClient } from "@svc/store";
 import { serializeApiKey, type ApiKeyView } from "./serialize-api-key";
 
 export interface CreateApiKeyInput {
@@ -46,7 +46,7 @@ export async function createApiKey(
     });
   }
   if (input.agent) {
-    const agent = await agentRows.find(prisma, input.agent);
+    const agent = await findAgentRow(prisma, input.agent);
     if (!agent || agent.deleted_at) {
       throw new AppError("validation", `agent: no agent '${input.agent}'`, {
         errors: [{ loc: ["body", "agent"], msg: `no agent '${input.agent}'`, type: "value_error" }],

@@ -1,5 +1,5 @@
 import { AppError, type Principal } from "@svc/core";
-import { findLedgerPage, findRecipientIdByExternalId, type PrismaClient } from "@svc/store";
+import { findLedgerPage, findRecipientId, type PrismaClient } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { serializeLedgerEntry, type LedgerEntryView } from "./serialize-ledger-entry";
 
@@ -17,7 +17,7 @@ export async function listPreferenceHistory(
   request: PageRequest,
 ): Promise<Page<LedgerEntryView>> {
   assertMayReadPreferences(principal);
-  const personId = await findRecipientIdByExternalId(deps.prisma, externalId);
+  const personId = await findRecipientId(deps.prisma, externalId);
   if (personId === null) throw new AppError("not_found", `no recipient '${externalId}'`);
   const window = pageWindow(request);
   const rows = await findLedgerPage(deps.prisma, personId, window);

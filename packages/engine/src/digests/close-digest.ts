@@ -6,12 +6,12 @@ import {
   cancelOpenDigest,
   detachOpenDigest,
   findDigest,
-  findDigestMessageState,
   findDigestToClose,
+  findMessage,
+  findRule,
+  findTemplate,
   markDigestSent,
-  ruleRows,
   setDigestMessage,
-  templateRows,
   type DigestRow,
   type DigestWithItems,
   type PrismaClient,
@@ -61,7 +61,7 @@ export async function closeDigest(deps: CloseDigestDeps, digestId: string): Prom
   if (!digest) return { status: "skipped", reason: "not_found", delivery: null };
   if (digest.status !== "open")
     return { status: "skipped", reason: "not_open", delivery: await queuedMessage(deps.prisma, digest) };
-  const rule = await ruleRows.find(deps.prisma, digest.rule_key);
+  const rule = await findRule(deps.prisma, digest.rule_key);
   const policy = (rule?.digest ?? null) as StoredDigestPolicy | null;
   if (!isDue(digest, policy, now)) return { status: "not_due", closesAt: digest.closes_at };
 
@@ -80,7 +80,7 @@ export async function closeDigest(deps: CloseDigestDeps, digestId: string): Prom
       const current = await findDigestToClose(tx, digestId);
       if (!current) return { status: "skipped", reason: "not_found", delivery: null };
       if (current.status !== "open") return { status: "skipped", reason: "not_open", delivery: null };
-      const liveRule = await ruleRows.find(tx, current.rule_key);
+      const liveRule = await findRule(tx, current.rule_key);
       if (!liveRule || !liveRule.enabled) {
         const reason = liveRule ? "rule disabled" : "rule deleted";
         return (await cancelOpenDigest(tx, digestId, reason, now))
@@ -183,7 +183,7 @@ async function summarize(
 ): Promise<ContentOverride> {
   const { digest, recipient } = frozen;
   const data = digestTemplateData(digest, digest.items);
-  const template = await templateRows.find(deps.prisma, rule.template);
+  const template = await findTemplate(deps.prisma, rule.template);
   const context: RenderContext = {
     data: data as unknown as Record<string, unknown>,
     recipient: {
@@ -214,7 +214,7 @@ async function summarize(
 
 async function queuedMessage(prisma: PrismaClient, digest: DigestRow): Promise<PendingDelivery | null> {
   if (digest.message_id === null) return null;
-  const message = await findDigestMessageState(prisma, digest.message_id);
+  const message = await findMessage(prisma, digest.message_id);
   return message?.status === "queued"
     ? { messageId: message.id, generation: message.generation, sendAt: message.send_at }
     : null;

@@ -2,7 +2,7 @@ import { AppError, type Principal } from "@svc/core";
 import {
   findDigestPage,
   findDigestWithItems,
-  findRecipientIdByExternalId,
+  findRecipientId,
   type DigestRow,
   type DigestWithItems,
   type PrismaClient,
@@ -86,7 +86,7 @@ export async function listDigests(
   let recipientId: string | undefined;
   if (query.recipient !== undefined) {
     // By internal id, which the (recipient_id, created_at) index serves.
-    const found = await findRecipientIdByExternalId(prisma, query.recipient);
+    const found = await findRecipientId(prisma, query.recipient);
     if (found === null) return { items: [], next_cursor: null };
     recipientId = found;
   }

@@ -1,6 +1,6 @@
 import { AppError, type ValidationIssue } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { $transaction, categoryRows, getRecipientById, type PrismaClient } from "@svc/store";
+import { $transaction, findCategory, getRecipientById, type PrismaClient } from "@svc/store";
 import { resolveLinkToken, type ResolvedLinkToken } from "../links/resolve-link-token";
 import { changePreferences, type PreferencesInput } from "../recipients/preferences";
 import { validationError } from "../shared/validation";
@@ -113,7 +113,7 @@ export async function oneClickUnsubscribe(
         "This is a preferences link, not an unsubscribe link: open it to choose what to leave",
       );
     }
-    const category = await categoryRows.find(tx, link.category);
+    const category = await findCategory(tx, link.category);
     if (category && !category.allow_unsubscribe) {
       throw new AppError(
         "unprocessable",

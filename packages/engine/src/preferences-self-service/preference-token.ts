@@ -1,6 +1,6 @@
 import { AppError, absoluteLinkUrl, preferencesPath, type Principal } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { $transaction, findRecipientIdByExternalId, type PrismaClient } from "@svc/store";
+import { $transaction, findRecipientId, type PrismaClient } from "@svc/store";
 import { requireSecretKey, rotatePreferenceToken } from "../links/link-tokens";
 import { assertMayWritePeople } from "../recipients/recipients";
 
@@ -16,7 +16,7 @@ export async function issuePreferenceToken(
   assertMayWritePeople(principal);
   const secretKey = requireSecretKey(deps.config);
   const token = await $transaction(deps.prisma, async (tx) => {
-    const personId = await findRecipientIdByExternalId(tx, externalId);
+    const personId = await findRecipientId(tx, externalId);
     if (personId === null) throw new AppError("not_found", `no recipient '${externalId}'`);
     return rotatePreferenceToken(tx, secretKey, personId, deps.now());
   });

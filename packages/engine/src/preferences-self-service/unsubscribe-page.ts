@@ -1,4 +1,4 @@
-import { categoryRows, getRecipientById, type PrismaClientOrTransaction } from "@svc/store";
+import { findCategory, getRecipientById, type PrismaClientOrTransaction } from "@svc/store";
 import { resolveLinkToken } from "../links/resolve-link-token";
 
 // What the hosted unsubscribe pages show besides the person's own preferences.
@@ -10,7 +10,7 @@ export interface CategoryOnPage {
 
 /** A category as the pages name it; one deleted since shows its key alone. */
 export async function categoryOnPage(db: PrismaClientOrTransaction, key: string): Promise<CategoryOnPage> {
-  const category = await categoryRows.find(db, key);
+  const category = await findCategory(db, key);
   return category ? { key: category.key, description: category.description } : { key, description: "" };
 }
 

@@ -1,6 +1,6 @@
 import { isValidTimeZone, newId, type ValidationIssue } from "@svc/core";
 import {
-  findRecipientIdByExternalId,
+  findRecipientId,
   insertRecipient,
   replaceAddresses,
   updateRecipientProfile,
@@ -53,7 +53,7 @@ export async function writeProfile(
   for (const field of ["locale", "timezone", "region"] as const)
     if (input[field] !== undefined) fields[field] = input[field];
   if (input.attributes !== undefined) fields.attributes = input.attributes;
-  const existingId = await findRecipientIdByExternalId(tx, externalId);
+  const existingId = await findRecipientId(tx, externalId);
   const recipientId = existingId ?? newId("recipient");
   if (existingId) {
     if (Object.keys(fields).length > 0 || input.addresses) {

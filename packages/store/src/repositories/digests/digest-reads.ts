@@ -55,8 +55,9 @@ export async function findOpenDigestsDueBefore(
   before: Date,
   limit: number,
 ): Promise<string[]> {
+  const dueAndOpen = { status: "open" as const, closes_at: { lt: before } };
   const due = await db.digest.findMany({
-    where: { status: "open", closes_at: { lt: before } },
+    where: dueAndOpen,
     orderBy: { closes_at: "asc" },
     take: limit,
     select: { id: true },

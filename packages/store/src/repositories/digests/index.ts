@@ -2,5 +2,4 @@ export * from "./digest-reads";
 export * from "./digest-closing";
 export * from "./digest-joining";
 export * from "./digest-erasure";
-export * from "./digest-message";
 export * from "./digest-follow-ups";

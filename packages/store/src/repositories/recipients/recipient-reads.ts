@@ -11,15 +11,6 @@ export async function findRecipientByExternalId(
   return db.recipient.findUnique({ where: { external_id: externalId } });
 }
 
-/** The internal id of the person with this external id, or null. */
-export async function findRecipientIdByExternalId(
-  db: PrismaClientOrTransaction,
-  externalId: string,
-): Promise<string | null> {
-  const row = await db.recipient.findUnique({ where: { external_id: externalId }, select: { id: true } });
-  return row?.id ?? null;
-}
-
 export async function findRecipientWithAddresses(
   db: PrismaClientOrTransaction,
   externalId: string,
