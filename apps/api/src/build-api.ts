@@ -10,7 +10,7 @@ import {
 } from "@svc/engine";
 import type { Logger } from "@svc/log";
 import type { Queues } from "@svc/queue";
-import { pendingMigrations, type PrismaClient } from "@svc/store";
+import { pendingMigrations, pingDatabase, type PrismaClient } from "@svc/store";
 import { createApp } from "./app";
 import { apiKeyCacheWithNotices } from "./auth/api-key-notices";
 import { rateLimit } from "./auth/rate-limit";
@@ -50,7 +50,7 @@ export function buildApi(services: ApiServices): Express {
     config,
     validateResponses: services.validateResponses,
     readinessChecks: {
-      postgres: async () => prisma.$executeRaw`SELECT 1`,
+      postgres: async () => pingDatabase(prisma),
       redis: async () => redis.ping(),
       migrations: async () => {
         const pending = await pendingMigrations({

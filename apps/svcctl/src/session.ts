@@ -1,7 +1,7 @@
 import path from "node:path";
 import { loadConfig, type Env, type SvcConfig } from "@svc/config";
 import { createQueues, type Queues } from "@svc/queue";
-import { createPrisma, type PrismaClient } from "@svc/store";
+import { createPrisma, pingDatabase, type PrismaClient } from "@svc/store";
 import { CliError, type Targets } from "./cli-error";
 import { EXIT } from "./exit-codes";
 import { describeDatabase, describeRedis } from "./targets";
@@ -62,7 +62,7 @@ export function createSession(io: CliIO, configFile: () => string | undefined): 
     async prisma() {
       if (!prisma) {
         prisma = createPrisma({ databaseUrl: session.config().database.url, poolMax: 2 });
-        await prisma.$queryRaw`SELECT 1`;
+        await pingDatabase(prisma);
       }
       return prisma;
     },

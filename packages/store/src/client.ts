@@ -37,3 +37,8 @@ export function pgPoolOf(client: PrismaClient): Pool {
   if (!pool) throw new Error("pgPoolOf: this PrismaClient was not made by createPrisma");
   return pool;
 }
+
+/** Resolves once the database answers a trivial query (readiness probes, svcctl's first use). */
+export async function pingDatabase(client: PrismaClient): Promise<void> {
+  await client.$queryRaw`SELECT 1`;
+}

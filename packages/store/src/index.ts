@@ -1,7 +1,7 @@
 // Prisma's generated client: PrismaClient, the Prisma namespace, model types and enums.
 export * from "./generated/prisma/client";
 
-export { createPrisma, pgPoolOf } from "./client";
+export { createPrisma, pgPoolOf, pingDatabase } from "./client";
 export type { CreatePrismaOptions } from "./client";
 export { $transaction, isTransactionClient, isRetryableTransactionError } from "./transaction";
 export type { TransactionClient, PrismaClientOrTransaction, TransactionOptions } from "./transaction";
@@ -36,9 +36,16 @@ export type { ClassifiedDatabaseError, DatabaseErrorKind } from "./database-erro
 // Repositories: every statement of the service, per aggregate (README "Repositories").
 export * from "./repositories/messages";
 export * from "./repositories/events";
-// Moved to the folder indexes when the recipients/ and config-resources/ folders land whole.
-export * from "./repositories/recipients/policy-rows";
-export * from "./repositories/recipients/fatigue-states";
-export * from "./repositories/recipients/preference-token-batch";
-export * from "./repositories/config-resources/composition-config";
-export * from "./repositories/digests/digest-follow-ups";
+export * from "./repositories/recipients";
+export * from "./repositories/config-resources";
+export * from "./repositories/digests";
+export * from "./repositories/api-keys";
+export type { ErasedPerson } from "./repositories/erased-person";
+// Erasure's statements in messages/ and events/ (another change's folders): moved to those folder
+// indexes when both changes are in.
+export * from "./repositories/messages/message-links";
+export * from "./repositories/messages/message-erasure";
+export * from "./repositories/events/event-erasure";
+// moved to the folder index when approvals/ and inbound/ land
+export * from "./repositories/approvals/approval-erasure";
+export * from "./repositories/inbound/inbound-erasure";

@@ -1,7 +1,13 @@
 import express, { Router, type ErrorRequestHandler, type Request } from "express";
 import { AppError, STATUS_TITLE, isAppError } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { changeOwnPreferences, getOwnPreferences, oneClickUnsubscribe, resolveLinkToken } from "@svc/engine";
+import {
+  categoryOnPage,
+  changeOwnPreferences,
+  getOwnPreferences,
+  oneClickUnsubscribe,
+  unsubscribeConfirmation,
+} from "@svc/engine";
 import type { Logger } from "@svc/log";
 import type { PrismaClient } from "@svc/store";
 import { loggablePath } from "../http/loggable-path";
@@ -31,18 +37,6 @@ const origin = (req: Request) => ({ ip: req.ip ?? null, user_agent: req.get("use
 const formBody = express.urlencoded({ extended: false, limit: "16kb", parameterLimit: 500 });
 
 const tokenOf = (req: Request) => req.params.token as string;
-
-async function categoryNamed(
-  prisma: PrismaClient,
-  key: string,
-): Promise<{ key: string; description: string }> {
-  return (
-    (await prisma.category.findUnique({ where: { key }, select: { key: true, description: true } })) ?? {
-      key,
-      description: "",
-    }
-  );
-}
 
 /** Mounted at `/preferences` (PREFERENCE_PAGES_PATH), so other requests never walk its routes. */
 export const PREFERENCE_PAGES_PATH = "/preferences";
@@ -89,20 +83,12 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
 
   // Opening the link (or a mail client prefetching it) changes nothing: it shows a button.
   router.get("/:token/unsubscribe", async (req, res) => {
-    const link = await resolveLinkToken(deps.prisma, tokenOf(req));
-    if (link.kind !== "unsubscribe") {
+    const confirmation = await unsubscribeConfirmation(deps, tokenOf(req));
+    if (!confirmation) {
       res.redirect(303, `../${tokenOf(req)}`);
       return;
     }
-    const person = await deps.prisma.recipient.findUniqueOrThrow({
-      where: { id: link.recipientId },
-      select: { locale: true },
-    });
-    sendPage(
-      res,
-      200,
-      renderUnsubscribeConfirm(person.locale, await categoryNamed(deps.prisma, link.category), tokenOf(req)),
-    );
+    sendPage(res, 200, renderUnsubscribeConfirm(confirmation.locale, confirmation.category, tokenOf(req)));
   });
 
   // RFC 8058: `List-Unsubscribe=One-Click` in a form-encoded POST body. Mail providers get plain
@@ -119,7 +105,7 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
         200,
         renderUnsubscribed(
           result.locale,
-          await categoryNamed(deps.prisma, result.category),
+          await categoryOnPage(deps.prisma, result.category),
           result.changed,
           tokenOf(req),
         ),

@@ -1,7 +1,7 @@
 import type { Router } from "express";
 import type { SvcConfig } from "@svc/config";
 import { AppError, renderTemplate, type TemplateDefinition } from "@svc/core";
-import { templatesResource } from "@svc/engine";
+import { previewRecipient, templatesResource } from "@svc/engine";
 import type { PrismaClient } from "@svc/store";
 
 interface PreviewRequest {
@@ -20,24 +20,12 @@ function isEmailChannel(config: Deps["config"], channel: string | undefined): bo
   return settings.provider === "smtp" || (settings.providers ?? []).includes("smtp");
 }
 
-async function recipientContext(prisma: PrismaClient, externalId: string | undefined) {
-  if (externalId === undefined) return null;
-  const row = await prisma.recipient.findUnique({ where: { external_id: externalId } });
-  if (!row) {
-    throw new AppError("validation", `recipient: no recipient '${externalId}'`, {
-      errors: [{ loc: ["body", "recipient"], msg: `no recipient '${externalId}'`, type: "value_error" }],
-    });
-  }
-  const { external_id, locale, timezone, region, attributes } = row;
-  return { external_id, locale, timezone, region, attributes: attributes as Record<string, unknown> };
-}
-
 /** POST /v1/templates/{key}/preview: renders as a message would be, sends nothing. */
 export function templatePreviewRoutes(router: Router, deps: Deps): void {
   router.post("/v1/templates/:key/preview", async (req, res) => {
     const body = req.body as PreviewRequest;
     const template = await templatesResource(deps).get(req.params.key as string);
-    const recipient = await recipientContext(deps.prisma, body.recipient);
+    const recipient = await previewRecipient(deps, body.recipient);
     const result = renderTemplate({
       template: template as unknown as TemplateDefinition,
       locale: body.locale ?? recipient?.locale ?? null,

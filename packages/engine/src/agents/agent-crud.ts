@@ -1,4 +1,4 @@
-import { Prisma, type AgentRow, type PrismaClient } from "@svc/store";
+import { agentRows, softDeleteAgent, type AgentFields, type AgentRow, type PrismaClient } from "@svc/store";
 import type { ApiKeyCache } from "../api-keys/api-key-cache";
 import { keyedResource } from "../shared/keyed-resource";
 import { validateAgentInput, type AgentInput } from "./agent-input";
@@ -16,9 +16,6 @@ const AGENT_DEFAULTS: Required<Omit<AgentInput, "key" | "name">> = {
   enabled: true,
 };
 
-const json = (value: unknown) =>
-  value === undefined ? undefined : value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue);
-
 /** Agents: admin CRUD; DELETE is soft (the row stays for attribution and `agent_deleted`). */
 export function agentsResource({
   prisma,
@@ -29,26 +26,15 @@ export function agentsResource({
   now: () => Date;
   apiKeyCache?: ApiKeyCache;
 }) {
-  const resource = keyedResource<AgentRow, AgentInput, ReturnType<typeof serializeAgent>>({
+  const resource = keyedResource<AgentRow, AgentInput, AgentFields, ReturnType<typeof serializeAgent>>({
     noun: "agent",
-    delegate: () => prisma.agent,
-    async toData(input, full) {
-      const data = await validateAgentInput(prisma, full ? { ...AGENT_DEFAULTS, ...input } : input);
-      return {
-        ...data,
-        categories: json(data.categories),
-        frequency_caps: json(data.frequency_caps),
-        approval: json(data.approval),
-      };
-    },
+    db: prisma,
+    rows: agentRows,
+    toFields: (input, full) => validateAgentInput(prisma, full ? { ...AGENT_DEFAULTS, ...input } : input),
     serialize: serializeAgent,
     isHidden: (row) => row.deleted_at !== null,
-    hiddenWhere: { deleted_at: null },
     async remove(row) {
-      await prisma.agent.updateMany({
-        where: { key: row.key, deleted_at: null },
-        data: { deleted_at: now() },
-      });
+      await softDeleteAgent(prisma, row.key, now());
     },
   });
   // An agent's keys are refused once it is disabled or deleted: cached key rows carry its state.

@@ -1,5 +1,5 @@
 import { validateCondition, type Importance, type ValidationIssue } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
+import { findCategoryKeys, type PrismaClient } from "@svc/store";
 import { parseCaps, validationError, type StoredCap } from "../shared/validation";
 
 /** Agent fields as the API takes them (SPEC 2.1 + DECISIONS `description`); shapes are checked by OpenAPI. */
@@ -48,11 +48,7 @@ export async function validateAgentInput(prisma: PrismaClient, input: AgentInput
   if (input.categories !== undefined) {
     data.categories = input.categories === null ? null : [...new Set(input.categories)];
     if (data.categories) {
-      const found = await prisma.category.findMany({
-        where: { key: { in: data.categories } },
-        select: { key: true },
-      });
-      const known = new Set(found.map((c) => c.key));
+      const known = new Set(await findCategoryKeys(prisma, data.categories));
       data.categories.forEach((key, index) => {
         if (!known.has(key))
           issues.push({

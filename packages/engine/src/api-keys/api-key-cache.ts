@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@svc/store";
+import { findApiKeyForAuth, type ApiKeyAuthRecord, type PrismaClient } from "@svc/store";
 
 // Key rows by SHA-256, so authentication is not a Postgres round trip per request. Decisions are
 // still made per request from the row (revoked, expiry against `now`, agent state); the cache only
@@ -6,15 +6,7 @@ import type { PrismaClient } from "@svc/store";
 // other processes through `publish`; `ttlMs` bounds staleness for writers that tell nobody (svcctl).
 
 /** What authentication reads of a key and its agent. */
-export interface KeyRecord {
-  id: string;
-  name: string;
-  scopes: string[];
-  agent_key: string | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  agent: { key: string; enabled: boolean; deleted_at: Date | null } | null;
-}
+export type KeyRecord = ApiKeyAuthRecord;
 
 export interface ApiKeyCacheOptions {
   prisma: PrismaClient;
@@ -37,16 +29,6 @@ export interface ApiKeyCache {
   clear(): void;
 }
 
-const SELECT = {
-  id: true,
-  name: true,
-  scopes: true,
-  agent_key: true,
-  expires_at: true,
-  revoked_at: true,
-  agent: { select: { key: true, enabled: true, deleted_at: true } },
-} as const;
-
 export function createApiKeyCache(options: ApiKeyCacheOptions): ApiKeyCache {
   const { prisma } = options;
   const ttlMs = options.ttlMs ?? 1000;
@@ -60,8 +42,7 @@ export function createApiKeyCache(options: ApiKeyCacheOptions): ApiKeyCache {
   const load = (hash: string): Promise<KeyRecord | null> => {
     const startedIn = generation;
     const loadedAt = clock();
-    const read = prisma.apiKey
-      .findUnique({ where: { hash }, select: SELECT })
+    const read = findApiKeyForAuth(prisma, hash)
       .then((record) => {
         if (record && startedIn === generation) {
           if (rows.size >= maxEntries) rows.clear();

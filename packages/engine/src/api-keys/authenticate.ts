@@ -1,5 +1,5 @@
 import { AppError, isScope, sha256Hex, type Principal } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
+import { findApiKeyForAuth, type PrismaClient } from "@svc/store";
 import type { ApiKeyCache, KeyRecord } from "./api-key-cache";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -21,7 +21,7 @@ export async function authenticate(
   const hash = sha256Hex(match[1]!);
   const row: KeyRecord | null = apiKeyCache
     ? await apiKeyCache.lookup(hash)
-    : await prisma.apiKey.findUnique({ where: { hash }, include: { agent: true } });
+    : await findApiKeyForAuth(prisma, hash);
   if (!row) throw unauthorized("unknown API key");
   if (row.revoked_at) throw unauthorized("API key revoked");
   if (row.expires_at && row.expires_at.getTime() <= now().getTime()) throw unauthorized("API key expired");

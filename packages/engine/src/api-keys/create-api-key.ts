@@ -7,7 +7,7 @@ import {
   sha256Hex,
   type Scope,
 } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
+import { findAgentRow, insertApiKey, type PrismaClient } from "@svc/store";
 import { serializeApiKey, type ApiKeyView } from "./serialize-api-key";
 
 export interface CreateApiKeyInput {
@@ -46,7 +46,7 @@ export async function createApiKey(
     });
   }
   if (input.agent) {
-    const agent = await prisma.agent.findUnique({ where: { key: input.agent } });
+    const agent = await findAgentRow(prisma, input.agent);
     if (!agent || agent.deleted_at) {
       throw new AppError("validation", `agent: no agent '${input.agent}'`, {
         errors: [{ loc: ["body", "agent"], msg: `no agent '${input.agent}'`, type: "value_error" }],
@@ -54,17 +54,15 @@ export async function createApiKey(
     }
   }
   const secret = generateApiKeySecret();
-  const row = await prisma.apiKey.create({
-    data: {
-      id: newId("apiKey"),
-      name: input.name,
-      prefix: apiKeyDisplayPrefix(secret),
-      hash: sha256Hex(secret),
-      scopes: scopes as Scope[],
-      agent_key: input.agent ?? null,
-      expires_at: expiresAt,
-      created_at: now(),
-    },
+  const row = await insertApiKey(prisma, {
+    id: newId("apiKey"),
+    name: input.name,
+    prefix: apiKeyDisplayPrefix(secret),
+    hash: sha256Hex(secret),
+    scopes: scopes as Scope[],
+    agent_key: input.agent ?? null,
+    expires_at: expiresAt,
+    created_at: now(),
   });
   return { ...serializeApiKey(row), key: secret };
 }

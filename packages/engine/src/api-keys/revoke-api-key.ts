@@ -1,5 +1,5 @@
 import { AppError } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
+import { findApiKey, markApiKeyRevoked, type PrismaClient } from "@svc/store";
 import type { ApiKeyCache } from "./api-key-cache";
 import { serializeApiKey } from "./serialize-api-key";
 
@@ -11,9 +11,9 @@ export async function revokeApiKey(
   { prisma, now, apiKeyCache }: { prisma: PrismaClient; now: () => Date; apiKeyCache?: ApiKeyCache },
   id: string,
 ) {
-  await prisma.apiKey.updateMany({ where: { id, revoked_at: null }, data: { revoked_at: now() } });
+  await markApiKeyRevoked(prisma, id, now());
   apiKeyCache?.invalidate();
-  const row = await prisma.apiKey.findUnique({ where: { id } });
+  const row = await findApiKey(prisma, id);
   if (!row) throw new AppError("not_found", `no API key '${id}'`);
   return serializeApiKey(row);
 }

@@ -5,7 +5,7 @@ import {
   tryParsePeriod,
   type ValidationIssue,
 } from "@svc/core";
-import { Prisma, type CategoryRow, type PrismaClient } from "@svc/store";
+import { categoryRows, type CategoryFields, type CategoryRow, type PrismaClient } from "@svc/store";
 import { keyedResource } from "../shared/keyed-resource";
 import { formatCaps, parseCaps, validationError } from "../shared/validation";
 
@@ -45,18 +45,19 @@ export function serializeCategory(row: CategoryRow) {
   };
 }
 
-function toData(input: CategoryInput, full: boolean) {
+function toFields(input: CategoryInput, full: boolean): CategoryFields {
   const merged = full ? { ...DEFAULTS, ...input } : input;
   const issues: ValidationIssue[] = [];
-  const data: Record<string, unknown> = {};
-  for (const field of ["description", "respect_quiet_hours", "allow_unsubscribe", "marketing"] as const) {
+  const data: CategoryFields = {};
+  if (merged.description !== undefined) data.description = merged.description;
+  for (const field of ["respect_quiet_hours", "allow_unsubscribe", "marketing"] as const) {
     if (merged[field] !== undefined) data[field] = merged[field];
   }
   if (merged.frequency_caps !== undefined) {
     data.frequency_caps = parseCaps(merged.frequency_caps, ["body", "frequency_caps"], issues);
   }
   if (merged.fatigue !== undefined) {
-    if (merged.fatigue === null) data.fatigue = Prisma.DbNull;
+    if (merged.fatigue === null) data.fatigue = null;
     else {
       const pause = tryParsePeriod(merged.fatigue.pause);
       if (pause === null || pause === 0) {
@@ -77,10 +78,11 @@ function toData(input: CategoryInput, full: boolean) {
 }
 
 export function categoriesResource({ prisma }: { prisma: PrismaClient }) {
-  return keyedResource<CategoryRow, CategoryInput, ReturnType<typeof serializeCategory>>({
+  return keyedResource<CategoryRow, CategoryInput, CategoryFields, ReturnType<typeof serializeCategory>>({
     noun: "category",
-    delegate: () => prisma.category,
-    toData: async (input, full) => toData(input, full),
+    db: prisma,
+    rows: categoryRows,
+    toFields: async (input, full) => toFields(input, full),
     serialize: serializeCategory,
     beforeDelete(row) {
       if (row.builtin)

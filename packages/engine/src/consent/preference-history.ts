@@ -1,5 +1,5 @@
 import { AppError, type Principal } from "@svc/core";
-import { pageArgs, type PrismaClient } from "@svc/store";
+import { findLedgerPage, findRecipientId, type PrismaClient } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { serializeLedgerEntry, type LedgerEntryView } from "./serialize-ledger-entry";
 
@@ -17,17 +17,9 @@ export async function listPreferenceHistory(
   request: PageRequest,
 ): Promise<Page<LedgerEntryView>> {
   assertMayReadPreferences(principal);
-  const person = await deps.prisma.recipient.findUnique({
-    where: { external_id: externalId },
-    select: { id: true },
-  });
-  if (!person) throw new AppError("not_found", `no recipient '${externalId}'`);
+  const personId = await findRecipientId(deps.prisma, externalId);
+  if (personId === null) throw new AppError("not_found", `no recipient '${externalId}'`);
   const window = pageWindow(request);
-  const q = pageArgs(window, "id");
-  const rows = await deps.prisma.consentEntry.findMany({
-    where: { ...q.where, recipient_id: person.id },
-    orderBy: q.orderBy,
-    take: q.take,
-  });
+  const rows = await findLedgerPage(deps.prisma, personId, window);
   return toPage(rows, window, (row) => row.id, serializeLedgerEntry);
 }

@@ -1,5 +1,14 @@
 import { AppError, newId, sha256Hex, type Principal, type ValidationIssue } from "@svc/core";
-import { $transaction, type PrismaClient } from "@svc/store";
+import {
+  $transaction,
+  addConsentRecord,
+  findCategoryKeys,
+  findRecipientByExternalId,
+  getRecipientById,
+  insertLedgerEntry,
+  saveConsent,
+  type PrismaClient,
+} from "@svc/store";
 import { lockPerson } from "../preferences-self-service/lock-person";
 import { changePreferences } from "../recipients/preferences";
 import { validationError } from "../shared/validation";
@@ -19,12 +28,9 @@ export interface ConsentInput {
 
 async function checkInput(prisma: PrismaClient, input: ConsentInput, now: Date): Promise<void> {
   const issues: ValidationIssue[] = [];
-  const known = await prisma.category.findMany({
-    where: { key: { in: input.categories } },
-    select: { key: true },
-  });
+  const known = await findCategoryKeys(prisma, input.categories);
   input.categories.forEach((key, i) => {
-    if (!known.some((c) => c.key === key))
+    if (!known.includes(key))
       issues.push({ loc: ["body", "categories", i], msg: `no category '${key}'`, type: "value_error" });
   });
   if (input.expires_at !== undefined && new Date(input.expires_at).getTime() <= now.getTime()) {
@@ -65,13 +71,10 @@ export async function recordConsent(
     expires_at: expiresAt,
   };
   const entry = await $transaction(deps.prisma, async (tx) => {
-    const person = await tx.recipient.findUnique({ where: { external_id: externalId } });
+    const person = await findRecipientByExternalId(tx, externalId);
     if (!person) throw new AppError("not_found", `no recipient '${externalId}'`);
     await lockPerson(tx, person);
-    const current = await tx.recipient.findUniqueOrThrow({
-      where: { id: person.id },
-      select: { unsubscribed_categories: true },
-    });
+    const current = await getRecipientById(tx, person.id);
     const subscribed = current.unsubscribed_categories.filter((key) => !categories.includes(key));
     const change = await changePreferences(
       tx,
@@ -82,24 +85,23 @@ export async function recordConsent(
     );
     // One entry per opt-in: the change's own entry gains the record, or a record-only entry is written.
     const row = change.changed
-      ? await tx.consentEntry.update({ where: { id: change.entryId }, data: record })
-      : await tx.consentEntry.create({
-          data: {
-            id: newId("ledger"),
-            recipient_id: person.id,
-            source: "api",
-            changes: {},
-            provenance,
-            ...record,
-            created_at: now,
-          },
+      ? await addConsentRecord(tx, change.entryId, record)
+      : await insertLedgerEntry(tx, {
+          id: newId("ledger"),
+          recipient_id: person.id,
+          source: "api",
+          changes: {},
+          provenance,
+          record,
+          created_at: now,
         });
     for (const category of categories) {
-      const consent = { entry_id: row.id, expires_at: expiresAt, recorded_at: now };
-      await tx.consent.upsert({
-        where: { recipient_id_category: { recipient_id: person.id, category } },
-        create: { recipient_id: person.id, category, ...consent },
-        update: consent,
+      await saveConsent(tx, {
+        recipient_id: person.id,
+        category,
+        entry_id: row.id,
+        expires_at: expiresAt,
+        recorded_at: now,
       });
     }
     return row;

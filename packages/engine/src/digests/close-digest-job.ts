@@ -1,5 +1,5 @@
 import type { BulkItem, JobHandler, Queues, Sweep } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
+import { findOpenDigestsDueBefore, type PrismaClient } from "@svc/store";
 import { closeDigest, type CloseDigestDeps, type PendingDelivery } from "./close-digest";
 
 // Job ids of `close-digest` besides the catalog's `<digest>` (the job delayed until `closes_at`):
@@ -64,14 +64,13 @@ export function closeDueDigestsSweep(
     name: "close-due-digests",
     every,
     run: async ({ now }) => {
-      const due = await deps.prisma.digest.findMany({
-        where: { status: "open", closes_at: { lt: new Date(now.getTime() - DUE_DIGEST_GRACE_MS) } },
-        orderBy: { closes_at: "asc" },
-        take: BATCH,
-        select: { id: true },
-      });
+      const due = await findOpenDigestsDueBefore(
+        deps.prisma,
+        new Date(now.getTime() - DUE_DIGEST_GRACE_MS),
+        BATCH,
+      );
       if (due.length === 0) return { found: 0 };
-      const jobs = due.map(({ id }): BulkItem<"close-digest"> => ({
+      const jobs = due.map((id): BulkItem<"close-digest"> => ({
         name: "close-digest",
         payload: { digestId: id },
         opts: { jobId: closeDigestJobIds.due(id) },

@@ -2,12 +2,21 @@ import type { SvcConfig } from "@svc/config";
 import type { RenderContext } from "@svc/core";
 import {
   $transaction,
-  Prisma,
+  cancelDigestInsteadOfSending,
+  cancelOpenDigest,
+  detachOpenDigest,
+  findDigest,
+  findDigestToClose,
+  findMessage,
+  findRule,
+  findTemplate,
+  markDigestSent,
+  setDigestMessage,
   type DigestRow,
+  type DigestWithItems,
   type PrismaClient,
   type RecipientRow,
   type RuleRow,
-  type TransactionClient,
 } from "@svc/store";
 import { ComposeReferenceError } from "../compose/compose-errors";
 import { composeMessage } from "../compose/compose-message";
@@ -48,11 +57,11 @@ const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
 
 export async function closeDigest(deps: CloseDigestDeps, digestId: string): Promise<CloseDigestResult> {
   const now = deps.now();
-  const digest = await deps.prisma.digest.findUnique({ where: { id: digestId } });
+  const digest = await findDigest(deps.prisma, digestId);
   if (!digest) return { status: "skipped", reason: "not_found", delivery: null };
   if (digest.status !== "open")
     return { status: "skipped", reason: "not_open", delivery: await queuedMessage(deps.prisma, digest) };
-  const rule = await deps.prisma.rule.findUnique({ where: { key: digest.rule_key } });
+  const rule = await findRule(deps.prisma, digest.rule_key);
   const policy = (rule?.digest ?? null) as StoredDigestPolicy | null;
   if (!isDue(digest, policy, now)) return { status: "not_due", closesAt: digest.closes_at };
 
@@ -68,24 +77,18 @@ export async function closeDigest(deps: CloseDigestDeps, digestId: string): Prom
     deps.prisma,
     async (tx): Promise<CloseDigestResult> => {
       await lockPerson(tx, { id: digest.recipient_id, external_id: digest.recipient_external_id });
-      const current = await tx.digest.findUnique({
-        where: { id: digestId },
-        include: { items: true, recipient: true },
-      });
+      const current = await findDigestToClose(tx, digestId);
       if (!current) return { status: "skipped", reason: "not_found", delivery: null };
       if (current.status !== "open") return { status: "skipped", reason: "not_open", delivery: null };
-      const liveRule = await tx.rule.findUnique({ where: { key: current.rule_key } });
+      const liveRule = await findRule(tx, current.rule_key);
       if (!liveRule || !liveRule.enabled) {
         const reason = liveRule ? "rule disabled" : "rule deleted";
-        return (await cancel(tx, digestId, reason, now))
+        return (await cancelOpenDigest(tx, digestId, reason, now))
           ? { status: "cancelled", reason }
           : { status: "skipped", reason: "not_open", delivery: null };
       }
-      const { count } = await tx.digest.updateMany({
-        where: { id: digestId, status: "open" },
-        data: { status: "sent", open_key: null, sent_at: now, updated_at: now },
-      });
-      if (count === 0) return { status: "skipped", reason: "not_open", delivery: null };
+      if (!(await markDigestSent(tx, digestId, now)))
+        return { status: "skipped", reason: "not_open", delivery: null };
 
       // A frozen digest cannot grow; should it have, its summary no longer fits the group.
       const override =
@@ -95,7 +98,7 @@ export async function closeDigest(deps: CloseDigestDeps, digestId: string): Prom
       const request = digestComposeRequest(current, current.recipient, liveRule, override);
       try {
         const { message } = await composeMessage(tx, { config: deps.config, now: () => now }, request);
-        await tx.digest.update({ where: { id: digestId }, data: { message_id: message.id } });
+        await setDigestMessage(tx, digestId, message.id);
         const delivery =
           message.status === "queued"
             ? { messageId: message.id, generation: message.generation, sendAt: message.send_at }
@@ -105,10 +108,7 @@ export async function closeDigest(deps: CloseDigestDeps, digestId: string): Prom
         // The rule's category vanished: nothing can be composed, so the digest ends cancelled.
         if (!(error instanceof ComposeReferenceError) || error.reference !== "category") throw error;
         const reason = `misconfigured: ${error.message}`;
-        await tx.digest.update({
-          where: { id: digestId },
-          data: { status: "cancelled", status_reason: reason, sent_at: null },
-        });
+        await cancelDigestInsteadOfSending(tx, digestId, reason);
         return { status: "cancelled", reason };
       }
     },
@@ -123,7 +123,7 @@ function isDue(digest: DigestRow, policy: StoredDigestPolicy | null, now: Date):
 }
 
 function digestComposeRequest(
-  digest: DigestRow & { items: Prisma.DigestItemModel[] },
+  digest: DigestWithItems,
   recipient: RecipientRow,
   rule: RuleRow,
   override: ContentOverride | null,
@@ -154,16 +154,8 @@ function digestComposeRequest(
   };
 }
 
-async function cancel(tx: TransactionClient, digestId: string, reason: string, now: Date): Promise<boolean> {
-  const { count } = await tx.digest.updateMany({
-    where: { id: digestId, status: "open" },
-    data: { status: "cancelled", open_key: null, status_reason: reason, updated_at: now },
-  });
-  return count === 1;
-}
-
 interface FrozenDigest {
-  digest: DigestRow & { items: Prisma.DigestItemModel[] };
+  digest: DigestWithItems;
   recipient: RecipientRow;
 }
 
@@ -173,15 +165,9 @@ async function freeze(deps: CloseDigestDeps, digest: DigestRow, now: Date): Prom
     deps.prisma,
     async (tx) => {
       await lockPerson(tx, { id: digest.recipient_id, external_id: digest.recipient_external_id });
-      const { count } = await tx.digest.updateMany({
-        where: { id: digest.id, status: "open" },
-        data: { open_key: null, updated_at: now },
-      });
-      if (count === 0) return null;
-      const current = await tx.digest.findUniqueOrThrow({
-        where: { id: digest.id },
-        include: { items: true, recipient: true },
-      });
+      if (!(await detachOpenDigest(tx, digest.id, now))) return null;
+      const current = await findDigestToClose(tx, digest.id);
+      if (!current) throw new Error(`digest ${digest.id} vanished under its lock`);
       const { recipient, ...rest } = current;
       return { digest: rest, recipient };
     },
@@ -197,7 +183,7 @@ async function summarize(
 ): Promise<ContentOverride> {
   const { digest, recipient } = frozen;
   const data = digestTemplateData(digest, digest.items);
-  const template = await deps.prisma.template.findUnique({ where: { key: rule.template } });
+  const template = await findTemplate(deps.prisma, rule.template);
   const context: RenderContext = {
     data: data as unknown as Record<string, unknown>,
     recipient: {
@@ -228,10 +214,7 @@ async function summarize(
 
 async function queuedMessage(prisma: PrismaClient, digest: DigestRow): Promise<PendingDelivery | null> {
   if (digest.message_id === null) return null;
-  const message = await prisma.message.findUnique({
-    where: { id: digest.message_id },
-    select: { id: true, status: true, generation: true, send_at: true },
-  });
+  const message = await findMessage(prisma, digest.message_id);
   return message?.status === "queued"
     ? { messageId: message.id, generation: message.generation, sendAt: message.send_at }
     : null;

@@ -1,6 +1,4 @@
-import type { DigestRow, Prisma } from "@svc/store";
-
-type DigestItemRow = Prisma.DigestItemModel;
+import type { DigestItemRow, DigestRow } from "@svc/store";
 
 /** What a digest template sees as `data` (SPEC 2.5). */
 export interface DigestTemplateData {

@@ -1,5 +1,12 @@
 import { AppError, type Principal } from "@svc/core";
-import { pageArgs, Prisma, type DigestRow, type PrismaClient } from "@svc/store";
+import {
+  findDigestPage,
+  findDigestWithItems,
+  findRecipientId,
+  type DigestRow,
+  type DigestWithItems,
+  type PrismaClient,
+} from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 
 /** Digest record (DECISIONS "Digests"); `items` are the kept events, oldest first. */
@@ -18,8 +25,6 @@ export interface DigestView {
   sent_at: string | null;
   message_id: string | null;
 }
-
-export type DigestWithItems = DigestRow & { items: Prisma.DigestItemModel[] };
 
 export interface ListDigestsQuery extends PageRequest {
   /** External id. */
@@ -57,7 +62,7 @@ export async function loadDigestFor(
   id: string,
 ): Promise<DigestWithItems> {
   assertMaySeeDigests(principal);
-  const row = await prisma.digest.findUnique({ where: { id }, include: { items: true } });
+  const row = await findDigestWithItems(prisma, id);
   if (!row) throw new AppError("not_found", `no digest '${id}'`);
   return row;
 }
@@ -78,23 +83,13 @@ export async function listDigests(
 ): Promise<Page<DigestView>> {
   assertMaySeeDigests(principal);
   const window = pageWindow(query);
-  const q = pageArgs(window, "id");
-  const filters: Prisma.DigestWhereInput[] = [];
+  let recipientId: string | undefined;
   if (query.recipient !== undefined) {
     // By internal id, which the (recipient_id, created_at) index serves.
-    const recipient = await prisma.recipient.findUnique({
-      where: { external_id: query.recipient },
-      select: { id: true },
-    });
-    if (!recipient) return { items: [], next_cursor: null };
-    filters.push({ recipient_id: recipient.id });
+    const found = await findRecipientId(prisma, query.recipient);
+    if (found === null) return { items: [], next_cursor: null };
+    recipientId = found;
   }
-  if (query.status !== undefined) filters.push({ status: query.status });
-  const rows = await prisma.digest.findMany({
-    where: { AND: [...filters, q.where as Prisma.DigestWhereInput] },
-    orderBy: q.orderBy,
-    take: q.take,
-    include: { items: true },
-  });
+  const rows = await findDigestPage(prisma, { recipientId, status: query.status }, window);
   return toPage(rows, window, (row) => row.id, serializeDigest);
 }

@@ -1,6 +1,6 @@
 import { AppError, type Principal } from "@svc/core";
 import type { Queues } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
+import { closeDigestWindowNow, type PrismaClient } from "@svc/store";
 import { closeDigestJobIds } from "./close-digest-job";
 import { loadDigestFor, serializeDigest, type DigestView } from "./read-digests";
 
@@ -24,10 +24,7 @@ export async function sendDigestNow(
   await loadDigestFor(deps.prisma, principal, id);
   const now = deps.now();
   // A digest already due keeps its `closes_at`; one being closed right now stays open until sent.
-  await deps.prisma.digest.updateMany({
-    where: { id, status: "open", closes_at: { gt: now } },
-    data: { closes_at: now, updated_at: now },
-  });
+  await closeDigestWindowNow(deps.prisma, id, now);
   const row = await loadDigestFor(deps.prisma, principal, id);
   if (row.status !== "open") {
     throw new AppError("invalid_state", `digest is ${row.status}; only open digests can be sent`);

@@ -2,7 +2,30 @@ import { AppError, sha256Hex, type Principal } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
 import type { Logger } from "@svc/log";
 import type { Queues } from "@svc/queue";
-import { $transaction, lockRecipient, type PrismaClient, type TransactionClient } from "@svc/store";
+import {
+  $transaction,
+  deleteCallbackDeliveries,
+  deleteDigests,
+  deleteEvents,
+  deleteInboundRepliesFrom,
+  deleteMessages,
+  deleteRecipient,
+  deleteReviewLinksOf,
+  findAddressValues,
+  findCallbackIdsOfMessages,
+  findDigestIdsOfPerson,
+  findEventsOfPerson,
+  findLastSmsKeywordEntry,
+  findMessagesOfPerson,
+  findRecipientByExternalId,
+  findValuesSharedWithOthers,
+  insertSmsSuppressions,
+  listRuleKeys,
+  lockRecipient,
+  type ErasedPerson,
+  type PrismaClient,
+  type TransactionClient,
+} from "@svc/store";
 import { assertMayWritePeople } from "../recipients/recipients";
 import { removeErasedJobs, type ErasedWork } from "./erasure-jobs";
 
@@ -16,10 +39,7 @@ export interface EraseDeps {
 
 /** The keyword of the person's last text STOP/START, for the suppression row. */
 async function lastKeyword(tx: TransactionClient, recipientId: string): Promise<string> {
-  const entry = await tx.consentEntry.findFirst({
-    where: { recipient_id: recipientId, source: "sms_keyword" },
-    orderBy: [{ created_at: "desc" }, { id: "desc" }],
-  });
+  const entry = await findLastSmsKeywordEntry(tx, recipientId);
   const keyword = (entry?.provenance as { keyword?: unknown } | undefined)?.keyword;
   return typeof keyword === "string" && keyword.length > 0 ? keyword : "stop";
 }
@@ -33,16 +53,15 @@ async function keepSmsSuppressions(
   now: Date,
 ) {
   if (!person.muted_channels.some((channel) => smsChannels.includes(channel))) return;
-  const numbers = await tx.address.findMany({
-    where: { recipient_id: person.id, channel: { in: smsChannels } },
-    select: { value: true },
-  });
+  const numbers = await findAddressValues(tx, person.id, smsChannels);
   if (numbers.length === 0) return;
   const keyword = await lastKeyword(tx, person.id);
-  await tx.smsSuppression.createMany({
-    data: numbers.map((n) => ({ phone_sha256: sha256Hex(n.value), keyword, created_at: now })),
-    skipDuplicates: true,
-  });
+  await insertSmsSuppressions(
+    tx,
+    numbers.map((n) => sha256Hex(n)),
+    keyword,
+    now,
+  );
 }
 
 /**
@@ -59,51 +78,38 @@ export async function eraseRecipient(
     deps.prisma,
     async (tx): Promise<ErasedWork> => {
       await lockRecipient(tx, externalId);
-      const person = await tx.recipient.findUnique({ where: { external_id: externalId } });
+      const person = await findRecipientByExternalId(tx, externalId);
       if (person) await lockRecipient(tx, person.id);
-      const byPerson = person
-        ? { OR: [{ recipient_id: person.id }, { recipient_external_id: externalId }] }
-        : { recipient_external_id: externalId };
       // Accepted events not yet ingested have no recipient id, only the external id.
-      const events = await tx.event.findMany({
-        where: byPerson,
-        select: { id: true, outcomes: { select: { rule_key: true } } },
-      });
+      const erased: ErasedPerson = { recipientId: person?.id ?? null, externalId };
+      const events = await findEventsOfPerson(tx, erased);
       if (!person && events.length === 0) throw new AppError("not_found", `no recipient '${externalId}'`);
-      const messages = await tx.message.findMany({ where: byPerson, select: { id: true, generation: true } });
-      const digests = await tx.digest.findMany({ where: byPerson, select: { id: true } });
+      const messages = await findMessagesOfPerson(tx, erased);
+      const digestIds = await findDigestIdsOfPerson(tx, erased);
       const messageIds = messages.map((m) => m.id);
-      const callbacks = await tx.callbackDelivery.findMany({
-        where: { subject_id: { in: messageIds } },
-        select: { id: true },
-      });
-      const rules = await tx.rule.findMany({ select: { key: true } });
+      const callbackIds = await findCallbackIdsOfMessages(tx, messageIds);
+      const ruleKeys = await listRuleKeys(tx);
 
       const smsChannels = deps.config.compliance.sms_channels;
       if (person) await keepSmsSuppressions(tx, person, smsChannels, deps.now());
-      await tx.reviewLink.deleteMany({
-        where: { OR: [{ message_id: { in: messageIds } }, { reviewer: externalId }] },
-      });
-      await tx.callbackDelivery.deleteMany({ where: { id: { in: callbacks.map((c) => c.id) } } });
-      await tx.message.deleteMany({ where: { id: { in: messageIds } } }); // cascades: attempts, engagements
-      await tx.digest.deleteMany({ where: { id: { in: digests.map((d) => d.id) } } }); // cascades: items
-      await tx.event.deleteMany({ where: { id: { in: events.map((e) => e.id) } } }); // cascades: outcomes
+      await deleteReviewLinksOf(tx, messageIds, externalId);
+      await deleteCallbackDeliveries(tx, callbackIds);
+      await deleteMessages(tx, messageIds);
+      await deleteDigests(tx, digestIds);
+      await deleteEvents(
+        tx,
+        events.map((e) => e.id),
+      );
       if (person) {
         await eraseReplies(tx, person.id, smsChannels);
-        // cascades: addresses, preference token, ledger, consents, fatigue
-        await tx.recipient.delete({ where: { id: person.id } });
+        await deleteRecipient(tx, person.id);
       }
       return {
         eventIds: events.map((e) => e.id),
-        ruleKeys: [
-          ...new Set([
-            ...rules.map((r) => r.key),
-            ...events.flatMap((e) => e.outcomes.map((o) => o.rule_key)),
-          ]),
-        ],
+        ruleKeys: [...new Set([...ruleKeys, ...events.flatMap((e) => e.ruleKeys)])],
         messages,
-        digestIds: digests.map((d) => d.id),
-        callbackIds: callbacks.map((c) => c.id),
+        digestIds,
+        callbackIds,
       };
     },
     { timeout: 60_000 },
@@ -122,16 +128,9 @@ async function eraseReplies(
   recipientId: string,
   smsChannels: string[],
 ): Promise<void> {
-  const texts = await tx.address.findMany({
-    where: { recipient_id: recipientId, channel: { in: smsChannels } },
-    select: { value: true },
-  });
-  const numbers = [...new Set(texts.map((t) => t.value))];
+  const numbers = [...new Set(await findAddressValues(tx, recipientId, smsChannels))];
   if (numbers.length === 0) return;
-  const shared = await tx.address.findMany({
-    where: { value: { in: numbers }, recipient_id: { not: recipientId } },
-    select: { value: true },
-  });
-  const own = numbers.filter((n) => !shared.some((s) => s.value === n));
-  if (own.length > 0) await tx.inboundReply.deleteMany({ where: { from: { in: own } } });
+  const shared = await findValuesSharedWithOthers(tx, numbers, recipientId);
+  const own = numbers.filter((n) => !shared.includes(n));
+  if (own.length > 0) await deleteInboundRepliesFrom(tx, own);
 }

@@ -1,6 +1,16 @@
 import { newId, nextLocalTimeOfDay, renderGroupingKey, resolveTimeZone, type WeekdayName } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { Prisma, type EventRow, type RecipientRow, type RuleRow, type TransactionClient } from "@svc/store";
+import {
+  dropDigestItemsBeyond,
+  findOpenDigest,
+  insertDigestItemInEventOrder,
+  openDigest,
+  recordDigestCount,
+  type EventRow,
+  type RecipientRow,
+  type RuleRow,
+  type TransactionClient,
+} from "@svc/store";
 import type { StoredDigestPolicy } from "../rules/rule-input";
 
 export interface DigestJoin {
@@ -45,33 +55,26 @@ export async function joinDigest(
   if (!rendered.ok) return { ok: false, detail: rendered.detail };
 
   const openKey = digestOpenKey(rule.key, recipient.id, rendered.key);
-  const open = await tx.digest.findUnique({ where: { open_key: openKey } });
+  const open = await findOpenDigest(tx, openKey);
   const digest =
     open ??
-    (await tx.digest.create({
-      data: {
-        id: newId("digest", deps.now.getTime()),
-        rule_key: rule.key,
-        recipient_id: recipient.id,
-        recipient_external_id: recipient.external_id,
-        key: rendered.key,
-        open_key: openKey,
-        status: "open",
-        closes_at: closesAt(policy, recipient, deps),
-        count: 0,
-        created_at: deps.now,
-        updated_at: deps.now,
-      },
+    (await openDigest(tx, {
+      id: newId("digest", deps.now.getTime()),
+      rule_key: rule.key,
+      recipient_id: recipient.id,
+      recipient_external_id: recipient.external_id,
+      key: rendered.key,
+      open_key: openKey,
+      closes_at: closesAt(policy, recipient, deps),
+      now: deps.now,
     }));
 
-  await insertInEventOrder(tx, digest.id, event);
+  await insertDigestItemInEventOrder(tx, digest.id, event);
   const count = digest.count + 1;
-  if (count > policy.max_items) await dropOldestBeyond(tx, digest.id, policy.max_items);
+  // `max_items`: the most recent events are kept; older ones stay counted in `count`.
+  if (count > policy.max_items) await dropDigestItemsBeyond(tx, digest.id, policy.max_items);
   const full = policy.send_after !== null && count >= policy.send_after;
-  const updated = await tx.digest.update({
-    where: { id: digest.id },
-    data: { count, updated_at: deps.now, ...(full ? { closes_at: deps.now } : {}) },
-  });
+  const updated = await recordDigestCount(tx, digest.id, count, deps.now, full);
   return { ok: true, join: { digestId: digest.id, closesAt: updated.closes_at, full } };
 }
 
@@ -89,60 +92,4 @@ function closesAt(
     zone,
     (policy.days ?? undefined) as WeekdayName[] | undefined,
   );
-}
-
-// Positions follow (event time, event id). The usual case appends; a late older event shifts the
-// newer items up by one and takes the place of the first of them.
-async function insertInEventOrder(
-  tx: TransactionClient,
-  digestId: string,
-  event: Pick<EventRow, "id" | "created_at" | "data">,
-): Promise<void> {
-  const firstNewer = await tx.digestItem.findFirst({
-    where: {
-      digest_id: digestId,
-      OR: [
-        { event_at: { gt: event.created_at } },
-        { event_at: event.created_at, event_id: { gt: event.id } },
-      ],
-    },
-    orderBy: { position: "asc" },
-  });
-  let position: number;
-  if (firstNewer) {
-    await tx.digestItem.updateMany({
-      where: { digest_id: digestId, position: { gte: firstNewer.position } },
-      data: { position: { increment: 1 } },
-    });
-    position = firstNewer.position;
-  } else {
-    const last = await tx.digestItem.findFirst({
-      where: { digest_id: digestId },
-      orderBy: { position: "desc" },
-    });
-    position = (last?.position ?? -1) + 1;
-  }
-  await tx.digestItem.create({
-    data: {
-      digest_id: digestId,
-      event_id: event.id,
-      position,
-      data: (event.data ?? {}) as Prisma.InputJsonValue,
-      event_at: event.created_at,
-    },
-  });
-}
-
-// SPEC 2.7 `max_items`: the most recent events are kept; older ones stay counted in `count`.
-async function dropOldestBeyond(tx: TransactionClient, digestId: string, maxItems: number): Promise<void> {
-  const kept = await tx.digestItem.findMany({
-    where: { digest_id: digestId },
-    orderBy: { position: "desc" },
-    skip: maxItems,
-    select: { event_id: true },
-  });
-  if (kept.length === 0) return;
-  await tx.digestItem.deleteMany({
-    where: { digest_id: digestId, event_id: { in: kept.map((k) => k.event_id) } },
-  });
 }

@@ -9,7 +9,13 @@ import {
   unsubscribePath,
   type MessageLinkTokens,
 } from "@svc/core";
-import type { PrismaClientOrTransaction } from "@svc/store";
+import {
+  findPreferenceTokenNonce,
+  insertPreferenceTokenOnce,
+  replacePreferenceToken,
+  storeMessageTokenHashes,
+  type PrismaClientOrTransaction,
+} from "@svc/store";
 
 // Link tokens in the database (DECISIONS "Link tokens"): nonces and SHA-256 hashes are stored, raw
 // tokens never are. The pure derivation lives in @svc/core.
@@ -34,9 +40,9 @@ export async function ensureMessageTokenHashes(
   message: { id: string; link_nonce: string },
 ): Promise<MessageLinkTokens> {
   const tokens = messageLinkTokens(secretKey, message);
-  await db.message.updateMany({
-    where: { id: message.id, OR: [{ unsubscribe_token_hash: null }, { tracking_token_hash: null }] },
-    data: { unsubscribe_token_hash: tokens.unsubscribeHash, tracking_token_hash: tokens.trackingHash },
+  await storeMessageTokenHashes(db, message.id, {
+    unsubscribe: tokens.unsubscribeHash,
+    tracking: tokens.trackingHash,
   });
   return tokens;
 }
@@ -48,16 +54,16 @@ export async function preferenceTokenFor(
   recipientId: string,
   now: Date,
 ): Promise<string> {
-  const existing = await db.preferenceToken.findUnique({ where: { recipient_id: recipientId } });
-  if (existing) return preferenceToken(secretKey, recipientId, existing.nonce);
+  const existing = await findPreferenceTokenNonce(db, recipientId);
+  if (existing !== null) return preferenceToken(secretKey, recipientId, existing);
   const nonce = newLinkNonce();
   const token = preferenceToken(secretKey, recipientId, nonce);
-  await db.preferenceToken.createMany({
-    data: [{ recipient_id: recipientId, nonce, token_hash: linkTokenHash(token), created_at: now }],
-    skipDuplicates: true,
+  const stored = await insertPreferenceTokenOnce(db, recipientId, {
+    nonce,
+    token_hash: linkTokenHash(token),
+    created_at: now,
   });
-  const stored = await db.preferenceToken.findUniqueOrThrow({ where: { recipient_id: recipientId } });
-  return preferenceToken(secretKey, recipientId, stored.nonce);
+  return preferenceToken(secretKey, recipientId, stored);
 }
 
 /** A new nonce replaces the old one: the previous token stops working at once. */
@@ -69,12 +75,7 @@ export async function rotatePreferenceToken(
 ): Promise<string> {
   const nonce = newLinkNonce();
   const token = preferenceToken(secretKey, recipientId, nonce);
-  const row = { nonce, token_hash: linkTokenHash(token), created_at: now };
-  await db.preferenceToken.upsert({
-    where: { recipient_id: recipientId },
-    create: { recipient_id: recipientId, ...row },
-    update: row,
-  });
+  await replacePreferenceToken(db, recipientId, { nonce, token_hash: linkTokenHash(token), created_at: now });
   return token;
 }
 

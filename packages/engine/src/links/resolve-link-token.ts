@@ -1,5 +1,9 @@
 import { AppError, isLinkTokenShaped, linkTokenHash } from "@svc/core";
-import type { PrismaClientOrTransaction } from "@svc/store";
+import {
+  findMessageByUnsubscribeTokenHash,
+  findRecipientIdByPreferenceTokenHash,
+  type PrismaClientOrTransaction,
+} from "@svc/store";
 
 // `/preferences/{token}` accepts the person's preference token or a message's unsubscribe token
 // (DECISIONS "Link tokens"). Both are found by the SHA-256 of the token.
@@ -17,15 +21,9 @@ export async function resolveLinkToken(
 ): Promise<ResolvedLinkToken> {
   if (isLinkTokenShaped(token)) {
     const hash = linkTokenHash(token);
-    const preference = await db.preferenceToken.findUnique({
-      where: { token_hash: hash },
-      select: { recipient_id: true },
-    });
-    if (preference) return { kind: "preferences", recipientId: preference.recipient_id };
-    const message = await db.message.findUnique({
-      where: { unsubscribe_token_hash: hash },
-      select: { id: true, recipient_id: true, category: true },
-    });
+    const recipientId = await findRecipientIdByPreferenceTokenHash(db, hash);
+    if (recipientId !== null) return { kind: "preferences", recipientId };
+    const message = await findMessageByUnsubscribeTokenHash(db, hash);
     if (message)
       return {
         kind: "unsubscribe",

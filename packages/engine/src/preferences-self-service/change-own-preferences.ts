@@ -1,6 +1,6 @@
 import { AppError, type ValidationIssue } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { $transaction, type PrismaClient } from "@svc/store";
+import { $transaction, findCategory, getRecipientById, type PrismaClient } from "@svc/store";
 import { resolveLinkToken, type ResolvedLinkToken } from "../links/resolve-link-token";
 import { changePreferences, type PreferencesInput } from "../recipients/preferences";
 import { validationError } from "../shared/validation";
@@ -76,10 +76,7 @@ export async function changeOwnPreferences(
 ): Promise<OwnPreferencesView> {
   return $transaction(deps.prisma, async (tx) => {
     const link = await resolveLinkToken(tx, token);
-    const person = await tx.recipient.findUniqueOrThrow({
-      where: { id: link.recipientId },
-      select: { id: true, external_id: true },
-    });
+    const person = await getRecipientById(tx, link.recipientId);
     await lockPerson(tx, person);
     const before = await loadOwnPreferences(tx, deps.config, link);
     await checkInput(deps, before, input);
@@ -116,19 +113,16 @@ export async function oneClickUnsubscribe(
         "This is a preferences link, not an unsubscribe link: open it to choose what to leave",
       );
     }
-    const category = await tx.category.findUnique({ where: { key: link.category } });
+    const category = await findCategory(tx, link.category);
     if (category && !category.allow_unsubscribe) {
       throw new AppError(
         "unprocessable",
         `Messages of category '${link.category}' cannot be unsubscribed from`,
       );
     }
-    const person = await tx.recipient.findUniqueOrThrow({ where: { id: link.recipientId } });
+    const person = await getRecipientById(tx, link.recipientId);
     await lockPerson(tx, person);
-    const current = await tx.recipient.findUniqueOrThrow({
-      where: { id: person.id },
-      select: { unsubscribed_categories: true },
-    });
+    const current = await getRecipientById(tx, person.id);
     const result = await changePreferences(
       tx,
       person.id,

@@ -1,5 +1,9 @@
 import type { SvcConfig } from "@svc/config";
-import type { PrismaClientOrTransaction } from "@svc/store";
+import {
+  getRecipientById,
+  listCategoriesOpenToUnsubscribe,
+  type PrismaClientOrTransaction,
+} from "@svc/store";
 import type { ResolvedLinkToken } from "../links/resolve-link-token";
 
 // What a person sees of their own preferences through a link: categories they may leave (those
@@ -27,8 +31,8 @@ export async function loadOwnPreferences(
   link: ResolvedLinkToken,
 ): Promise<OwnPreferencesView> {
   const [recipient, categories] = await Promise.all([
-    db.recipient.findUniqueOrThrow({ where: { id: link.recipientId } }),
-    db.category.findMany({ where: { allow_unsubscribe: true }, orderBy: { key: "asc" } }),
+    getRecipientById(db, link.recipientId),
+    listCategoriesOpenToUnsubscribe(db),
   ]);
   const channelNames = Object.keys(config.channels).sort();
   return {

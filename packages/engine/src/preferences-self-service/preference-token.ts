@@ -1,6 +1,6 @@
 import { AppError, absoluteLinkUrl, preferencesPath, type Principal } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { $transaction, type PrismaClient } from "@svc/store";
+import { $transaction, findRecipientId, type PrismaClient } from "@svc/store";
 import { requireSecretKey, rotatePreferenceToken } from "../links/link-tokens";
 import { assertMayWritePeople } from "../recipients/recipients";
 
@@ -16,12 +16,9 @@ export async function issuePreferenceToken(
   assertMayWritePeople(principal);
   const secretKey = requireSecretKey(deps.config);
   const token = await $transaction(deps.prisma, async (tx) => {
-    const person = await tx.recipient.findUnique({
-      where: { external_id: externalId },
-      select: { id: true },
-    });
-    if (!person) throw new AppError("not_found", `no recipient '${externalId}'`);
-    return rotatePreferenceToken(tx, secretKey, person.id, deps.now());
+    const personId = await findRecipientId(tx, externalId);
+    if (personId === null) throw new AppError("not_found", `no recipient '${externalId}'`);
+    return rotatePreferenceToken(tx, secretKey, personId, deps.now());
   });
   const path = preferencesPath(token);
   return { token, url: absoluteLinkUrl(deps.config.api.public_url, path) ?? path };

@@ -1,5 +1,14 @@
 import { AppError, newId, type Principal, type ValidationIssue } from "@svc/core";
-import { Prisma, type PrismaClient } from "@svc/store";
+import {
+  findCategories,
+  findRecipientByExternalId,
+  getRecipientById,
+  insertLedgerEntry,
+  updateRecipientPreferences,
+  type PrismaClient,
+  type RecipientPreferenceFields,
+  type TransactionClient,
+} from "@svc/store";
 import { validationError } from "../shared/validation";
 import { assertMayWritePeople } from "./recipients";
 
@@ -33,15 +42,15 @@ const diff = (before: string[], after: string[]) => ({
  * A request that changes nothing writes no entry (the ledger records changes).
  */
 export async function changePreferences(
-  tx: Prisma.TransactionClient,
+  tx: TransactionClient,
   recipientId: string,
   input: PreferencesInput,
   change: PreferenceChange,
   now: Date,
 ) {
-  const row = await tx.recipient.findUniqueOrThrow({ where: { id: recipientId } });
+  const row = await getRecipientById(tx, recipientId);
   const changes: Record<string, unknown> = {};
-  const data: Prisma.RecipientUpdateInput = {};
+  const data: RecipientPreferenceFields = {};
   if (input.unsubscribed_categories) {
     const next = [...new Set(input.unsubscribed_categories)];
     const d = diff(row.unsubscribed_categories, next);
@@ -63,19 +72,17 @@ export async function changePreferences(
     !sameQuietHours(input.quiet_hours, row.quiet_hours as QuietHours | null)
   ) {
     changes.quiet_hours = { from: row.quiet_hours ?? null, to: input.quiet_hours };
-    data.quiet_hours = input.quiet_hours === null ? Prisma.DbNull : input.quiet_hours;
+    data.quiet_hours = input.quiet_hours;
   }
   if (Object.keys(changes).length === 0) return { changed: false as const };
-  await tx.recipient.update({ where: { id: recipientId }, data: { ...data, updated_at: now } });
-  const entry = await tx.consentEntry.create({
-    data: {
-      id: newId("ledger"),
-      recipient_id: recipientId,
-      source: change.source,
-      changes: changes as Prisma.InputJsonValue,
-      provenance: change.provenance as Prisma.InputJsonValue,
-      created_at: now,
-    },
+  await updateRecipientPreferences(tx, recipientId, data, now);
+  const entry = await insertLedgerEntry(tx, {
+    id: newId("ledger"),
+    recipient_id: recipientId,
+    source: change.source,
+    changes,
+    provenance: change.provenance,
+    created_at: now,
   });
   return { changed: true as const, entryId: entry.id };
 }
@@ -88,12 +95,10 @@ export async function putPreferences(
   input: PreferencesInput,
 ) {
   assertMayWritePeople(principal);
-  const recipient = await prisma.recipient.findUnique({ where: { external_id: externalId } });
+  const recipient = await findRecipientByExternalId(prisma, externalId);
   if (!recipient) throw new AppError("not_found", `no recipient '${externalId}'`);
   if (input.unsubscribed_categories) {
-    const categories = await prisma.category.findMany({
-      where: { key: { in: input.unsubscribed_categories } },
-    });
+    const categories = await findCategories(prisma, input.unsubscribed_categories);
     const issues: ValidationIssue[] = [];
     input.unsubscribed_categories.forEach((key, i) => {
       const category = categories.find((c) => c.key === key);
@@ -122,7 +127,7 @@ export async function putPreferences(
       now(),
     ),
   );
-  const row = await prisma.recipient.findUniqueOrThrow({ where: { id: recipient.id } });
+  const row = await getRecipientById(prisma, recipient.id);
   return {
     unsubscribed_categories: row.unsubscribed_categories,
     muted_channels: row.muted_channels,

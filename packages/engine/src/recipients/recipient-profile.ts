@@ -1,5 +1,12 @@
 import { isValidTimeZone, newId, type ValidationIssue } from "@svc/core";
-import { Prisma } from "@svc/store";
+import {
+  findRecipientId,
+  insertRecipient,
+  replaceAddresses,
+  updateRecipientProfile,
+  type RecipientProfileFields,
+  type TransactionClient,
+} from "@svc/store";
 import { validationError } from "../shared/validation";
 
 /** Profile fields of PUT /v1/recipients/{external_id} and of inline event profiles (SPEC 2.3, 2.9). */
@@ -37,44 +44,27 @@ export function checkProfile(input: RecipientProfileInput, locPrefix: (string | 
  * replaces the person's addresses. Returns whether the row was created.
  */
 export async function writeProfile(
-  tx: Prisma.TransactionClient,
+  tx: TransactionClient,
   externalId: string,
   input: RecipientProfileInput,
   now: Date,
 ): Promise<{ recipientId: string; created: boolean }> {
-  const fields: Record<string, unknown> = {};
+  const fields: RecipientProfileFields = {};
   for (const field of ["locale", "timezone", "region"] as const)
     if (input[field] !== undefined) fields[field] = input[field];
-  if (input.attributes !== undefined) fields.attributes = input.attributes as Prisma.InputJsonValue;
-  const existing = await tx.recipient.findUnique({
-    where: { external_id: externalId },
-    select: { id: true },
-  });
-  const recipientId = existing?.id ?? newId("recipient");
-  if (existing) {
+  if (input.attributes !== undefined) fields.attributes = input.attributes;
+  const existingId = await findRecipientId(tx, externalId);
+  const recipientId = existingId ?? newId("recipient");
+  if (existingId) {
     if (Object.keys(fields).length > 0 || input.addresses) {
-      await tx.recipient.update({ where: { id: recipientId }, data: { ...fields, updated_at: now } });
+      await updateRecipientProfile(tx, recipientId, fields, now);
     }
   } else {
-    await tx.recipient.create({
-      data: { id: recipientId, external_id: externalId, ...fields, created_at: now, updated_at: now },
-    });
+    await insertRecipient(tx, { id: recipientId, external_id: externalId, profile: fields, now });
   }
   if (input.addresses) {
-    await tx.address.deleteMany({ where: { recipient_id: recipientId } });
-    if (input.addresses.length > 0) {
-      await tx.address.createMany({
-        data: input.addresses.map((a, i) => ({
-          recipient_id: recipientId,
-          channel: a.channel,
-          value: a.value,
-          enabled: a.enabled ?? true,
-          // keeps the given order readable back (list order is by created_at)
-          created_at: new Date(now.getTime() + i),
-          updated_at: now,
-        })),
-      });
-    }
+    const addresses = input.addresses.map((a) => ({ ...a, enabled: a.enabled ?? true }));
+    await replaceAddresses(tx, recipientId, addresses, now);
   }
-  return { recipientId, created: !existing };
+  return { recipientId, created: !existingId };
 }

@@ -1,5 +1,12 @@
 import { AppError, type Principal } from "@svc/core";
-import { pageArgs, type PrismaClient } from "@svc/store";
+import {
+  deleteAddress,
+  findAddress,
+  findRecipientPage,
+  findRecipientWithAddresses,
+  saveAddress,
+  type PrismaClient,
+} from "@svc/store";
 import { pageWindow, toPage, type PageRequest } from "../shared/paging";
 import { checkProfile, writeProfile, type RecipientProfileInput } from "./recipient-profile";
 import { serializeRecipient } from "./serialize-recipient";
@@ -14,10 +21,7 @@ export function assertMayWritePeople(principal: Principal): void {
 }
 
 async function load(prisma: PrismaClient, externalId: string) {
-  const row = await prisma.recipient.findUnique({
-    where: { external_id: externalId },
-    include: { addresses: true },
-  });
+  const row = await findRecipientWithAddresses(prisma, externalId);
   if (!row) throw new AppError("not_found", `no recipient '${externalId}'`);
   return row;
 }
@@ -40,13 +44,7 @@ export async function getRecipient({ prisma }: Deps, principal: Principal, exter
 
 export async function listRecipients({ prisma }: Deps, principal: Principal, request: PageRequest) {
   const window = pageWindow(request);
-  const q = pageArgs(window, "id");
-  const rows = await prisma.recipient.findMany({
-    where: q.where,
-    orderBy: q.orderBy,
-    take: q.take,
-    include: { addresses: true },
-  });
+  const rows = await findRecipientPage(prisma, window);
   return toPage(
     rows,
     window,
@@ -65,12 +63,8 @@ export async function addAddress(
   assertMayWritePeople(principal);
   const recipient = await load(prisma, externalId);
   const key = { recipient_id: recipient.id, channel: input.channel, value: input.value };
-  const existing = await prisma.address.findUnique({ where: { recipient_id_channel_value: key } });
-  const row = await prisma.address.upsert({
-    where: { recipient_id_channel_value: key },
-    create: { ...key, enabled: input.enabled ?? true, created_at: now(), updated_at: now() },
-    update: { enabled: input.enabled ?? existing?.enabled ?? true, updated_at: now() },
-  });
+  const existing = await findAddress(prisma, key);
+  const row = await saveAddress(prisma, key, input.enabled ?? existing?.enabled ?? true, now());
   return { created: !existing, address: { channel: row.channel, value: row.value, enabled: row.enabled } };
 }
 
@@ -83,7 +77,7 @@ export async function removeAddress(
 ) {
   assertMayWritePeople(principal);
   const recipient = await load(prisma, externalId);
-  const removed = await prisma.address.deleteMany({ where: { recipient_id: recipient.id, channel, value } });
-  if (removed.count === 0)
+  const removed = await deleteAddress(prisma, { recipient_id: recipient.id, channel, value });
+  if (!removed)
     throw new AppError("not_found", `recipient '${externalId}' has no ${channel} address '${value}'`);
 }

@@ -9,7 +9,7 @@ import {
   type Importance,
   type ValidationIssue,
 } from "@svc/core";
-import { Prisma } from "@svc/store";
+import type { RuleFields } from "@svc/store";
 import { validationError } from "../shared/validation";
 
 /** Digest policy of a rule (SPEC 2.7). */
@@ -156,20 +156,18 @@ function period(
 }
 
 /** Checks what OpenAPI cannot and maps the API body onto the rules table. */
-export function ruleData(input: RuleInput, options: RuleValidationOptions): Record<string, unknown> {
+export function ruleData(input: RuleInput, options: RuleValidationOptions): RuleFields {
   const issues: ValidationIssue[] = [];
-  const data: Record<string, unknown> = {};
-  for (const field of [
-    "name",
-    "template",
-    "category",
-    "importance",
-    "cooldown_seconds",
-    "rollout_percent",
-    "priority",
-    "stop_processing",
-    "enabled",
-  ] as const) {
+  const data: RuleFields = {};
+  for (const field of ["name", "template", "category"] as const) {
+    if (input[field] !== undefined) data[field] = input[field];
+  }
+  if (input.importance !== undefined) data.importance = input.importance;
+  if (input.cooldown_seconds !== undefined) data.cooldown_seconds = input.cooldown_seconds;
+  for (const field of ["rollout_percent", "priority"] as const) {
+    if (input[field] !== undefined) data[field] = input[field];
+  }
+  for (const field of ["stop_processing", "enabled"] as const) {
     if (input[field] !== undefined) data[field] = input[field];
   }
   if (input.event !== undefined) {
@@ -189,17 +187,14 @@ export function ruleData(input: RuleInput, options: RuleValidationOptions): Reco
       if (!check.ok)
         issues.push({ loc: ["body", "condition", ...check.loc], msg: check.detail, type: "value_error" });
     }
-    data.condition = input.condition === null ? Prisma.DbNull : (input.condition as Prisma.InputJsonValue);
+    data.condition = input.condition;
   }
   const delay = period(input.delay, "delay", issues);
   if (delay !== undefined) data.delay_seconds = delay;
   const expiresIn = period(input.expires_in, "expires_in", issues);
   if (expiresIn !== undefined) data.expires_in_seconds = expiresIn;
   if (input.digest !== undefined) {
-    data.digest =
-      input.digest === null
-        ? Prisma.DbNull
-        : (validateDigest(input.digest, options, issues) as unknown as Prisma.InputJsonValue);
+    data.digest = input.digest === null ? null : validateDigest(input.digest, options, issues);
   }
   if (issues.length > 0) throw validationError(issues);
   return data;

@@ -1,5 +1,11 @@
 import { formatPeriod } from "@svc/core";
-import type { PrismaClient, RuleRow } from "@svc/store";
+import {
+  cancelOpenDigestsOfRule,
+  ruleRows,
+  type PrismaClient,
+  type RuleFields,
+  type RuleRow,
+} from "@svc/store";
 import { keyedResource } from "../shared/keyed-resource";
 import {
   RULE_DEFAULTS,
@@ -42,21 +48,19 @@ export function rulesResource(
   options: RuleValidationOptions,
 ) {
   const cancelOpenDigests = async (ruleKey: string, why: string) => {
-    await prisma.digest.updateMany({
-      where: { rule_key: ruleKey, status: "open" },
-      data: { status: "cancelled", open_key: null, status_reason: why, updated_at: now() },
-    });
+    await cancelOpenDigestsOfRule(prisma, ruleKey, why, now());
   };
-  return keyedResource<RuleRow, RuleInput, ReturnType<typeof serializeRule>>({
+  return keyedResource<RuleRow, RuleInput, RuleFields, ReturnType<typeof serializeRule>>({
     noun: "rule",
-    delegate: () => prisma.rule,
-    toData: async (input, full) => ruleData(full ? { ...RULE_DEFAULTS, ...input } : input, options),
+    db: prisma,
+    rows: ruleRows,
+    toFields: async (input, full) => ruleData(full ? { ...RULE_DEFAULTS, ...input } : input, options),
     serialize: serializeRule,
     async afterWrite(row) {
       if (!row.enabled) await cancelOpenDigests(row.key, "rule disabled");
     },
     async remove(row) {
-      await prisma.rule.delete({ where: { key: row.key } });
+      await ruleRows.purge(prisma, row.key);
       await cancelOpenDigests(row.key, "rule deleted");
     },
   });

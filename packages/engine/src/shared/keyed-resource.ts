@@ -1,5 +1,5 @@
 import { AppError } from "@svc/core";
-import { isUniqueViolation, pageArgs } from "@svc/store";
+import { isUniqueViolation, type KeyedRows, type PrismaClientOrTransaction } from "@svc/store";
 import { pageWindow, toPage, type PageRequest } from "./paging";
 
 // Admin resources with keys (categories, templates, rules, agents) share one HTTP contract
@@ -7,26 +7,17 @@ import { pageWindow, toPage, type PageRequest } from "./paging";
 // creates, PATCH changes the given fields, DELETE answers 204. This holds that contract once;
 // each resource supplies how to validate, store and show itself.
 
-/** The part of a Prisma model delegate these operations use. */
-interface KeyedDelegate<Row> {
-  findUnique(args: { where: { key: string } }): Promise<Row | null>;
-  findMany(args: { where: object; orderBy: object[]; take: number }): Promise<Row[]>;
-  create(args: { data: any }): Promise<Row>;
-  update(args: { where: { key: string }; data: any }): Promise<Row>;
-  upsert(args: { where: { key: string }; create: any; update: any }): Promise<Row>;
-  delete(args: { where: { key: string } }): Promise<Row>;
-}
-
-export interface KeyedResourceSpec<Row extends { key: string; created_at: Date }, Input, View> {
+export interface KeyedResourceSpec<Row extends { key: string; created_at: Date }, Input, Fields, View> {
   /** Singular noun for messages: "category", "rule". */
   noun: string;
-  delegate: () => KeyedDelegate<Row>;
+  db: PrismaClientOrTransaction;
+  /** The resource's statements (packages/store/src/repositories/config-resources). */
+  rows: KeyedRows<Row, Fields>;
   /** Fields to store; `full` is true for POST and PUT (missing fields take their defaults). */
-  toData: (input: Input, full: boolean, existing: Row | null) => Promise<Record<string, unknown>>;
+  toFields: (input: Input, full: boolean, existing: Row | null) => Promise<Fields>;
   serialize: (row: Row) => View;
   /** Rows hidden from reads (soft-deleted agents). */
   isHidden?: (row: Row) => boolean;
-  hiddenWhere?: object;
   /** Throws when the row may not be deleted (built-in categories). */
   beforeDelete?: (row: Row) => Promise<void> | void;
   /** Does the delete; default is a hard delete. */
@@ -35,15 +26,16 @@ export interface KeyedResourceSpec<Row extends { key: string; created_at: Date }
   afterWrite?: (row: Row) => Promise<void>;
 }
 
-export function keyedResource<Row extends { key: string; created_at: Date }, Input, View>(
-  spec: KeyedResourceSpec<Row, Input, View>,
+export function keyedResource<Row extends { key: string; created_at: Date }, Input, Fields, View>(
+  spec: KeyedResourceSpec<Row, Input, Fields, View>,
 ) {
+  const { db, rows } = spec;
   const visible = (row: Row | null): row is Row => row !== null && !(spec.isHidden?.(row) ?? false);
   const notFound = (key: string) => new AppError("not_found", `no ${spec.noun} '${key}'`);
   const exists = (key: string) => new AppError("conflict", `${spec.noun} '${key}' already exists`);
 
   async function findVisible(key: string): Promise<Row> {
-    const row = await spec.delegate().findUnique({ where: { key } });
+    const row = await rows.find(db, key);
     if (!visible(row)) throw notFound(key);
     return row;
   }
@@ -55,11 +47,11 @@ export function keyedResource<Row extends { key: string; created_at: Date }, Inp
 
   return {
     async create(key: string, input: Input, now: Date): Promise<View> {
-      const existing = await spec.delegate().findUnique({ where: { key } });
+      const existing = await rows.find(db, key);
       if (existing) throw exists(key);
-      const data = await spec.toData(input, true, null);
+      const fields = await spec.toFields(input, true, null);
       try {
-        return await written(await spec.delegate().create({ data: { ...data, key, created_at: now } }));
+        return await written(await rows.insert(db, key, fields, now));
       } catch (error) {
         if (isUniqueViolation(error)) throw exists(key);
         throw error;
@@ -67,20 +59,18 @@ export function keyedResource<Row extends { key: string; created_at: Date }, Inp
     },
 
     async replace(key: string, input: Input, now: Date): Promise<{ created: boolean; view: View }> {
-      const existing = await spec.delegate().findUnique({ where: { key } });
+      const existing = await rows.find(db, key);
       if (existing && !visible(existing))
         throw new AppError("conflict", `${spec.noun} '${key}' was deleted; its key cannot be reused`);
-      const data = await spec.toData(input, true, existing);
-      const row = await spec
-        .delegate()
-        .upsert({ where: { key }, create: { ...data, key, created_at: now }, update: data });
+      const fields = await spec.toFields(input, true, existing);
+      const row = await rows.save(db, key, fields, now);
       return { created: !existing, view: await written(row) };
     },
 
     async update(key: string, input: Input): Promise<View> {
       const existing = await findVisible(key);
-      const data = await spec.toData(input, false, existing);
-      return written(await spec.delegate().update({ where: { key }, data }));
+      const fields = await spec.toFields(input, false, existing);
+      return written(await rows.change(db, key, fields));
     },
 
     async get(key: string): Promise<View> {
@@ -89,18 +79,15 @@ export function keyedResource<Row extends { key: string; created_at: Date }, Inp
 
     async list(request: PageRequest) {
       const window = pageWindow(request);
-      const q = pageArgs(window, "key");
-      const rows = await spec
-        .delegate()
-        .findMany({ where: { ...q.where, ...spec.hiddenWhere }, orderBy: q.orderBy, take: q.take });
-      return toPage(rows, window, (row) => row.key, spec.serialize);
+      const page = await rows.findPage(db, window);
+      return toPage(page, window, (row) => row.key, spec.serialize);
     },
 
     async remove(key: string): Promise<void> {
       const row = await findVisible(key);
       await spec.beforeDelete?.(row);
       if (spec.remove) await spec.remove(row);
-      else await spec.delegate().delete({ where: { key } });
+      else await rows.purge(db, key);
     },
   };
 }

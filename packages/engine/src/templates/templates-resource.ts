@@ -1,5 +1,5 @@
 import { validateTemplate, type ValidationIssue } from "@svc/core";
-import type { PrismaClient, TemplateRow } from "@svc/store";
+import { templateRows, type PrismaClient, type TemplateFields, type TemplateRow } from "@svc/store";
 import { keyedResource } from "../shared/keyed-resource";
 import { validationError } from "../shared/validation";
 
@@ -23,10 +23,11 @@ export function serializeTemplate(row: TemplateRow) {
 
 /** Templates: admin CRUD; every string is compiled at write time so a typo is a 422 with its line. */
 export function templatesResource({ prisma }: { prisma: PrismaClient }) {
-  return keyedResource<TemplateRow, TemplateInput, ReturnType<typeof serializeTemplate>>({
+  return keyedResource<TemplateRow, TemplateInput, TemplateFields, ReturnType<typeof serializeTemplate>>({
     noun: "template",
-    delegate: () => prisma.template,
-    async toData(input, full, existing) {
+    db: prisma,
+    rows: templateRows,
+    async toFields(input, full, existing) {
       const merged = {
         default_locale: input.default_locale ?? existing?.default_locale ?? "en",
         locales: input.locales ?? (existing?.locales as Record<string, unknown> | undefined) ?? {},

@@ -1,0 +1,2 @@
+export * from "./api-key-reads";
+export * from "./api-key-writes";

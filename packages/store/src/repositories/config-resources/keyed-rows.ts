@@ -1,0 +1,71 @@
+import type { PrismaClientOrTransaction } from "../../transaction";
+import { json, nullableJson } from "../json-columns";
+import { pageArgs, type PageWindow } from "../paging";
+
+// Categories, templates, rules and agents are admin resources with a key and one HTTP contract
+// (the engine's shared/keyed-resource.ts). Each gets this small repository over its table.
+
+/** The statements of one keyed admin resource; `Fields` are its writable columns. */
+export interface KeyedRows<Row, Fields> {
+  /** The row with this key, soft-deleted ones included. */
+  find(db: PrismaClientOrTransaction, key: string): Promise<Row | null>;
+  /** Newest first (see ../paging.ts); soft-deleted rows are left out. */
+  findPage(db: PrismaClientOrTransaction, window: PageWindow): Promise<Row[]>;
+  /** A new row; a taken key fails with a unique violation. */
+  insert(db: PrismaClientOrTransaction, key: string, fields: Fields, now: Date): Promise<Row>;
+  /** The row with these fields: inserted (created now) or replaced. */
+  save(db: PrismaClientOrTransaction, key: string, fields: Fields, now: Date): Promise<Row>;
+  /** Changes the given fields of an existing row. */
+  change(db: PrismaClientOrTransaction, key: string, fields: Fields): Promise<Row>;
+  /** Deletes the row for good. */
+  purge(db: PrismaClientOrTransaction, key: string): Promise<void>;
+}
+
+/** The part of a Prisma model delegate keyed rows use. */
+interface KeyedDelegate<Row> {
+  findUnique(args: { where: { key: string } }): Promise<Row | null>;
+  findMany(args: { where: object; orderBy: object[]; take: number }): Promise<Row[]>;
+  create(args: { data: any }): Promise<Row>;
+  update(args: { where: { key: string }; data: any }): Promise<Row>;
+  upsert(args: { where: { key: string }; create: any; update: any }): Promise<Row>;
+  delete(args: { where: { key: string } }): Promise<Row>;
+}
+
+export function keyedRows<Row, Fields extends object>(options: {
+  table: (db: PrismaClientOrTransaction) => KeyedDelegate<Row>;
+  /** JSON columns: `nullable` ones store a null as SQL NULL. */
+  jsonColumns?: { nullable?: (keyof Fields)[]; notNull?: (keyof Fields)[] };
+  /** Rows lists show; all when absent. */
+  visible?: object;
+}): KeyedRows<Row, Fields> {
+  const { table, jsonColumns = {}, visible } = options;
+  const columns = (fields: Fields) => {
+    const data = { ...fields } as Record<string, unknown>;
+    for (const key of jsonColumns.nullable ?? []) data[key as string] = nullableJson(fields[key]);
+    for (const key of jsonColumns.notNull ?? []) data[key as string] = json(fields[key]);
+    return data;
+  };
+  return {
+    find: (db, key) => table(db).findUnique({ where: { key } }),
+    findPage(db, window) {
+      const q = pageArgs(window, "key");
+      return table(db).findMany({ where: { ...q.where, ...visible }, orderBy: q.orderBy, take: q.take });
+    },
+    insert: (db, key, fields, now) =>
+      table(db).create({ data: { ...columns(fields), key, created_at: now } }),
+    save(db, key, fields, now) {
+      const data = columns(fields);
+      return table(db).upsert({ where: { key }, create: { ...data, key, created_at: now }, update: data });
+    },
+    change: (db, key, fields) => table(db).update({ where: { key }, data: columns(fields) }),
+    async purge(db, key) {
+      await table(db).delete({ where: { key } });
+    },
+  };
+}
+
+/** A frequency cap as stored: the period in seconds. */
+export interface StoredCapColumn {
+  period: number;
+  limit: number;
+}

@@ -1,0 +1,13 @@
+import type { TemplateRow } from "../../rows";
+import { keyedRows } from "./keyed-rows";
+
+export interface TemplateFields {
+  default_locale?: string;
+  locales?: Record<string, unknown>;
+  ai_attributes?: string[];
+}
+
+export const templateRows = keyedRows<TemplateRow, TemplateFields>({
+  table: (db) => db.template,
+  jsonColumns: { notNull: ["locales"] },
+});

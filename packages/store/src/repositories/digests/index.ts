@@ -1,0 +1,5 @@
+export * from "./digest-reads";
+export * from "./digest-closing";
+export * from "./digest-joining";
+export * from "./digest-erasure";
+export * from "./digest-follow-ups";

@@ -1,0 +1,87 @@
+import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
+import type { AddressRow } from "../../rows";
+
+export interface AddressKey {
+  recipient_id: string;
+  channel: string;
+  value: string;
+}
+
+const byKey = (key: AddressKey) => ({ recipient_id_channel_value: key });
+
+export async function findAddress(
+  db: PrismaClientOrTransaction,
+  key: AddressKey,
+): Promise<AddressRow | null> {
+  return db.address.findUnique({ where: byKey(key) });
+}
+
+/** The address with `enabled`: inserted, or its `enabled` changed. */
+export async function saveAddress(
+  db: PrismaClientOrTransaction,
+  key: AddressKey,
+  enabled: boolean,
+  now: Date,
+): Promise<AddressRow> {
+  return db.address.upsert({
+    where: byKey(key),
+    create: { ...key, enabled, created_at: now, updated_at: now },
+    update: { enabled, updated_at: now },
+  });
+}
+
+/** True when the address existed. */
+export async function deleteAddress(db: PrismaClientOrTransaction, key: AddressKey): Promise<boolean> {
+  const { count } = await db.address.deleteMany({ where: key });
+  return count > 0;
+}
+
+/**
+ * The person's addresses become exactly `addresses`. Each is created a millisecond after the
+ * previous one, so reading them back by `created_at` keeps the given order.
+ */
+export async function replaceAddresses(
+  tx: TransactionClient,
+  recipientId: string,
+  addresses: { channel: string; value: string; enabled: boolean }[],
+  now: Date,
+): Promise<void> {
+  await tx.address.deleteMany({ where: { recipient_id: recipientId } });
+  if (addresses.length === 0) return;
+  await tx.address.createMany({
+    data: addresses.map((a, i) => ({
+      recipient_id: recipientId,
+      channel: a.channel,
+      value: a.value,
+      enabled: a.enabled,
+      created_at: new Date(now.getTime() + i),
+      updated_at: now,
+    })),
+  });
+}
+
+/** The values of the person's addresses on these channels (their text numbers, for instance). */
+export async function findAddressValues(
+  db: PrismaClientOrTransaction,
+  recipientId: string,
+  channels: string[],
+): Promise<string[]> {
+  const rows = await db.address.findMany({
+    where: { recipient_id: recipientId, channel: { in: channels } },
+    select: { value: true },
+  });
+  return rows.map((r) => r.value);
+}
+
+/** Those of `values` that someone other than this person also has as an address. */
+export async function findValuesSharedWithOthers(
+  db: PrismaClientOrTransaction,
+  values: string[],
+  recipientId: string,
+): Promise<string[]> {
+  const rows = await db.address.findMany({
+    where: { value: { in: values }, recipient_id: { not: recipientId } },
+    select: { value: true },
+  });
+  return rows.map((r) => r.value);
+}
