@@ -41,11 +41,5 @@ export * from "./repositories/config-resources";
 export * from "./repositories/digests";
 export * from "./repositories/api-keys";
 export type { ErasedPerson } from "./repositories/erased-person";
-// Erasure's statements in messages/ and events/ (another change's folders): moved to those folder
-// indexes when both changes are in.
-export * from "./repositories/messages/message-links";
-export * from "./repositories/messages/message-erasure";
-export * from "./repositories/events/event-erasure";
-// moved to the folder index when approvals/ and inbound/ land
-export * from "./repositories/approvals/approval-erasure";
-export * from "./repositories/inbound/inbound-erasure";
+export * from "./repositories/approvals";
+export * from "./repositories/inbound";

@@ -2,3 +2,4 @@ export * from "./event-accept";
 export * from "./event-reads";
 export * from "./event-writes";
 export * from "./ingest-snapshot";
+export * from "./event-erasure";

@@ -5,3 +5,5 @@ export * from "./message-delivery";
 export * from "./message-sweeps";
 export * from "./message-status";
 export * from "./message-link-batch";
+export * from "./message-links";
+export * from "./message-erasure";
