@@ -1,1 +1,2 @@
 export * from "./approval-erasure";
+export * from "./callback-deliveries";
