@@ -1,2 +1,4 @@
 export * from "./approval-erasure";
 export * from "./callback-deliveries";
+export * from "./approval-requests";
+export * from "./review-links";
