@@ -176,7 +176,11 @@ describe("idempotency", () => {
     const template = await makeTemplate(db.prisma);
     const request = baseRequest(recipient.id, template.key, { idempotencyKey: "same", requestHash: "h1" });
     const first = await compose(db.prisma, request);
-    expect(await compose(db.prisma, request)).toEqual({ message: first.message, duplicate: true, notices: [] });
+    expect(await compose(db.prisma, request)).toEqual({
+      message: first.message,
+      duplicate: true,
+      notices: [],
+    });
     await expect(compose(db.prisma, { ...request, requestHash: "h2" })).rejects.toMatchObject({
       code: "conflict",
       status: 409,
