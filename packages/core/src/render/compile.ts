@@ -64,7 +64,7 @@ function compileUncached(source: string, html: boolean): CompiledSource {
 
 // What nunjucks would only notice while rendering, and maybe never (a branch not taken).
 function findUnsupported(source: string, env: nunjucks.Environment): TemplateSourceError | null {
-  const ast = nunjucks.parser.parse(source, [], env.opts);
+  const ast = nunjucks.parser.parse(source, (env as any).extensionsList, env.opts);
   for (const [nodeType, tag] of UNSUPPORTED_TAGS) {
     const [node] = ast.findAll(nunjucks.nodes[nodeType]);
     if (node)

@@ -1,0 +1,129 @@
+import { RENDER_MAX_WIDTH, RenderLimitError } from "../../render-budget";
+import { splitArgs } from "../call-args";
+import { percentFormat } from "../format";
+import { pyLen } from "../iterate";
+import { escapeHtml, pyStr } from "../print";
+import { LINE_BREAKS, pyCapitalize, pyCenter, pyStrip } from "../str-methods";
+import { wrapText } from "../textwrap";
+import { isSafe, PyTypeError, pyTuple, PyValueError, SafeString, truthy } from "../values";
+import { filter, type Filter, type FilterContext } from "./helpers";
+
+// Jinja2's text filters (filters.py), on str() of the value.
+
+function checkWidth(name: string, width: number): void {
+  if (Math.abs(width) > RENDER_MAX_WIDTH)
+    throw new RenderLimitError(`${name}() size above ${RENDER_MAX_WIDTH}`);
+}
+
+const WORD_START = /([-\s({[<]+)/u;
+
+/** Jinja2's splitlines with the same line breaks as Python's str.splitlines(). */
+function splitLines(text: string): string[] {
+  const lines = text.split(LINE_BREAKS);
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+function truncate(
+  value: unknown,
+  length = 255,
+  killwords: unknown = false,
+  end: unknown = "...",
+  leeway: unknown = 5,
+) {
+  const text = pyStr(value);
+  const ellipsis = pyStr(end);
+  const size = Number(length);
+  if (size < ellipsis.length) throw new PyValueError(`expected length >= ${ellipsis.length}, got ${size}`);
+  if (Number(leeway) < 0) throw new PyValueError(`expected leeway >= 0, got ${leeway}`);
+  const chars = [...text];
+  if (chars.length <= size + Number(leeway)) return text;
+  const kept = chars.slice(0, size - ellipsis.length).join("");
+  if (truthy(killwords)) return kept + ellipsis;
+  const space = kept.lastIndexOf(" ");
+  return (space === -1 ? kept : kept.slice(0, space)) + ellipsis;
+}
+
+function indent(value: unknown, width: unknown = 4, first: unknown = false, blank: unknown = false) {
+  if (typeof width === "number") checkWidth("indent", width);
+  const indention = typeof width === "string" ? width : " ".repeat(Math.max(0, Number(width)));
+  const lines = splitLines(`${pyStr(value)}\n`);
+  let out: string;
+  if (truthy(blank)) {
+    out = lines.join(`\n${indention}`);
+  } else {
+    out = lines[0] ?? "";
+    const rest = lines.slice(1);
+    if (rest.length) out += `\n${rest.map((line) => (line ? indention + line : line)).join("\n")}`;
+  }
+  if (truthy(first)) out = indention + out;
+  return isSafe(value) ? new SafeString(out) : out;
+}
+
+function replace(this: FilterContext, value: unknown, old: unknown, replacement: unknown, count: unknown) {
+  const limit = count === undefined || count === null ? -1 : Number(count);
+  const apply = (text: string, from: string, to: string) => {
+    if (limit < 0) return from === "" ? to + [...text].join(to) + to : text.split(from).join(to);
+    let out = "";
+    let rest = text;
+    for (let done = 0; done < limit; done++) {
+      const at = rest.indexOf(from);
+      if (at === -1 || from === "") break;
+      out += rest.slice(0, at) + to;
+      rest = rest.slice(at + from.length);
+    }
+    return out + rest;
+  };
+  if (!this.env.opts.autoescape) return apply(pyStr(value), pyStr(old), pyStr(replacement));
+  const escaped = (part: unknown) => (isSafe(part) ? part.val : escapeHtml(pyStr(part)));
+  if (isSafe(value) || isSafe(old) || isSafe(replacement)) {
+    return new SafeString(apply(escaped(value), escaped(old), escaped(replacement)));
+  }
+  return apply(pyStr(value), pyStr(old), pyStr(replacement));
+}
+
+function format(value: unknown, ...args: unknown[]) {
+  const [positional, keywords] = splitArgs(args);
+  const hasKeywords = Object.keys(keywords).length > 0;
+  if (positional.length && hasKeywords)
+    throw new PyTypeError("can't handle positional and keyword arguments at the same time");
+  return percentFormat(pyStr(value), hasKeywords ? keywords : pyTuple(positional));
+}
+
+export const STRING_FILTERS: Record<string, Filter> = {
+  capitalize: (value) => pyCapitalize(pyStr(value)),
+  center: filter("center", ["width"], (value, width = 80) => {
+    checkWidth("center", Number(width));
+    return pyCenter(pyStr(value), Number(width));
+  }),
+  format,
+  indent: filter("indent", ["width", "first", "blank"], indent),
+  lower: (value) => pyStr(value).toLowerCase(),
+  upper: (value) => pyStr(value).toUpperCase(),
+  replace: filter("replace", ["old", "new", "count"], replace),
+  string: (value) => (isSafe(value) ? value : pyStr(value)),
+  title: (value) =>
+    pyStr(value)
+      .split(WORD_START)
+      .filter((part) => part)
+      .map((part) => {
+        const [head = "", ...tail] = [...part];
+        return head.toUpperCase() + tail.join("").toLowerCase();
+      })
+      .join(""),
+  trim: filter("trim", ["chars"], (value, chars) => pyStrip(pyStr(value), chars, true, true)),
+  truncate: filter("truncate", ["length", "killwords", "end", "leeway"], truncate),
+  wordcount: (value) => pyStr(value).match(/[\p{L}\p{N}_]+/gu)?.length ?? 0,
+  wordwrap: filter(
+    "wordwrap",
+    ["width", "break_long_words", "wrapstring", "break_on_hyphens"],
+    (value, width = 79, breakLong = true, wrapstring = "\n", breakHyphens = true) => {
+      const separator = pyStr(wrapstring ?? "\n");
+      return splitLines(pyStr(value))
+        .map((line) => wrapText(line, Number(width), truthy(breakLong), truthy(breakHyphens)).join(separator))
+        .join(separator);
+    },
+  ),
+  length: (value) => pyLen(value),
+  count: (value) => pyLen(value),
+};
