@@ -30,6 +30,14 @@ const COMPARE_HELPERS: Record<string, string> = {
   notin: "notIn",
 };
 
+const NAME_ESCAPES: Record<string, string> = {
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\u2028": "\\u2028",
+  "\u2029": "\\u2029",
+};
+
 /** The JS variable a `set` may reuse: a binding in this scope, not beyond a loop or macro. */
 function bindingForWrite(frame: any, name: string): string | null {
   for (let scope = frame; scope; scope = scope.parent) {
@@ -291,6 +299,13 @@ export function installCompilerPatches(): void {
   originalCompileLiteral = proto.compileLiteral;
   originalCompilePair = proto.compilePair;
   Object.assign(proto, methods);
+
+  // The name of what a call calls goes into the generated code's error message as a string
+  // literal; a string in it (`'a\nb'.splitlines()`) must not break that literal.
+  const getNodeName = proto._getNodeName;
+  proto._getNodeName = function (this: any, node: any) {
+    return String(getNodeName.call(this, node)).replace(/[\\\n\r\u2028\u2029]/g, (ch) => NAME_ESCAPES[ch]!);
+  };
 
   const assertType = proto.assertType;
   proto.assertType = function (this: any, node: any, ...types: unknown[]) {

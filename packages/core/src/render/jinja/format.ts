@@ -1,11 +1,14 @@
 import { formatWithSpec, numberBody, pad, type Spec } from "./format-spec";
-import { intStr, pyRepr, pyStr } from "./print";
+import { escapeHtml, pyRepr, pyStr } from "./print";
 import {
   isDict,
   isNumeric,
+  isSafe,
   isStr,
   PyFloat,
   PyTuple,
+  pyTuple,
+  SafeString,
   PyTypeError,
   PyValueError,
   toNumber,
@@ -120,6 +123,20 @@ export function percentFormat(format: string, args: unknown): string {
   return out + format.slice(last);
 }
 
+/** `format % args` for any value: Markup escapes its arguments and stays Markup (MarkupSafe). */
+export function formatValue(format: unknown, args: unknown): unknown {
+  if (!isSafe(format)) return percentFormat(pyStr(format), args);
+  const escape = (value: unknown) =>
+    isNumeric(value) || isSafe(value) ? value : new SafeString(escapeHtml(pyStr(value)));
+  const escaped =
+    args instanceof PyTuple
+      ? pyTuple(args.map(escape))
+      : isDict(args)
+        ? Object.fromEntries(Object.entries(args).map(([key, value]) => [key, escape(value)]))
+        : escape(args);
+  return new SafeString(percentFormat(format.val, escaped));
+}
+
 const FIELD = /^([^.[!:]*)((?:\.[^.[!:]+|\[[^\]]*\])*)(?:!([rsa]))?(?::([\s\S]*))?$/;
 
 function lookupField(value: unknown, path: string): unknown {
@@ -170,5 +187,3 @@ export function strFormat(format: string, args: unknown[], kwargs: Record<string
   }
   return out;
 }
-
-export { intStr };

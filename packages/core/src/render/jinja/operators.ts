@@ -1,5 +1,5 @@
 import { RENDER_MAX_WIDTH, RenderLimitError } from "../render-budget";
-import { percentFormat } from "./format";
+import { formatValue } from "./format";
 import { escapeHtml, pyStr } from "./print";
 import {
   isDict,
@@ -134,10 +134,7 @@ export function floordiv(a: unknown, b: unknown): unknown {
 }
 
 export function mod(a: unknown, b: unknown): unknown {
-  if (isStr(a)) {
-    const text = percentFormat(isSafe(a) ? a.val : a, b);
-    return isSafe(a) ? new SafeString(text) : text;
-  }
+  if (isStr(a)) return formatValue(a, b);
   const divisor = checkDivisor(a, b, "%");
   if (isInt(a) && isInt(b)) {
     const rest = Number(a) % divisor;

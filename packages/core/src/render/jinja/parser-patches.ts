@@ -299,17 +299,32 @@ const methods: Record<string, (this: any, ...args: any[]) => any> = {
         node = new nodes.LookupVal(tok.lineno, tok.colno, node, this.parseSubscript(tok));
       } else if (isOperator(tok, ".")) {
         this.nextToken();
-        const attr = this.nextToken();
-        let key;
-        if (attr?.type === T.int) key = literal(attr, intLiteral(attr.value));
-        else if (attr && [T.symbol, T.boolean, T.none].includes(attr.type)) key = literal(attr, attr.value);
-        else this.fail(`expected name as lookup value, got ${attr?.value}`, attr?.lineno, attr?.colno);
-        node = new nodes.LookupVal(tok.lineno, tok.colno, node, key);
+        node = this.parseDottedLookup(node);
       } else {
         break;
       }
     }
     return node;
+  },
+
+  /**
+   * After `.`: a name or an index (`items.0`). nunjucks' lexer reads `.1.name` as the float `1.`
+   * followed by `name`, and `.0.1` as the float `0.1`; those are split back into lookups here.
+   */
+  parseDottedLookup(node: any) {
+    const attr = this.nextToken();
+    if (attr?.type === T.float) {
+      const [first, second] = attr.value.split(".");
+      node = new nodes.LookupVal(attr.lineno, attr.colno, node, literal(attr, intLiteral(first)));
+      if (second)
+        return new nodes.LookupVal(attr.lineno, attr.colno, node, literal(attr, intLiteral(second)));
+      return this.parseDottedLookup(node);
+    }
+    let key;
+    if (attr?.type === T.int) key = literal(attr, intLiteral(attr.value));
+    else if (attr && [T.symbol, T.boolean, T.none].includes(attr.type)) key = literal(attr, attr.value);
+    else this.fail(`expected name as lookup value, got ${attr?.value}`, attr?.lineno, attr?.colno);
+    return new nodes.LookupVal(attr.lineno, attr.colno, node, key);
   },
 
   /** After `[`: an index expression or a slice `a:b:c`, up to `]`. */

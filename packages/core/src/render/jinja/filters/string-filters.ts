@@ -1,7 +1,8 @@
 import { RENDER_MAX_WIDTH, RenderLimitError } from "../../render-budget";
 import { splitArgs } from "../call-args";
-import { percentFormat } from "../format";
+import { formatValue } from "../format";
 import { pyLen } from "../iterate";
+import { UndefinedError } from "../operators";
 import { escapeHtml, pyStr } from "../print";
 import { LINE_BREAKS, pyCapitalize, pyCenter, pyStrip } from "../str-methods";
 import { wrapText } from "../textwrap";
@@ -13,6 +14,11 @@ import { filter, type Filter, type FilterContext } from "./helpers";
 function checkWidth(name: string, width: number): void {
   if (Math.abs(width) > RENDER_MAX_WIDTH)
     throw new RenderLimitError(`${name}() size above ${RENDER_MAX_WIDTH}`);
+}
+
+/** Markup's string methods return Markup, so filters built on them keep it. */
+function keepMarkup(value: unknown, text: string): unknown {
+  return isSafe(value) ? new SafeString(text) : text;
 }
 
 const WORD_START = /([-\s({[<]+)/u;
@@ -37,17 +43,23 @@ function truncate(
   if (size < ellipsis.length) throw new PyValueError(`expected length >= ${ellipsis.length}, got ${size}`);
   if (Number(leeway) < 0) throw new PyValueError(`expected leeway >= 0, got ${leeway}`);
   const chars = [...text];
-  if (chars.length <= size + Number(leeway)) return text;
+  if (chars.length <= size + Number(leeway)) return value === undefined ? value : keepMarkup(value, text);
   const kept = chars.slice(0, size - ellipsis.length).join("");
-  if (truthy(killwords)) return kept + ellipsis;
-  const space = kept.lastIndexOf(" ");
-  return (space === -1 ? kept : kept.slice(0, space)) + ellipsis;
+  const cut = truthy(killwords) || kept.lastIndexOf(" ") === -1 ? kept : kept.slice(0, kept.lastIndexOf(" "));
+  // Markup + str escapes the str, as MarkupSafe does.
+  return isSafe(value) ? new SafeString(cut + escapeHtml(ellipsis)) : cut + ellipsis;
+}
+
+/** Filters that use the value as a str (`s + "\n"`, `s.splitlines()`) fail on undefined, as in Jinja2. */
+function definedText(value: unknown, name: string): string {
+  if (value === undefined) throw new UndefinedError(`${name} got an undefined value`);
+  return pyStr(value);
 }
 
 function indent(value: unknown, width: unknown = 4, first: unknown = false, blank: unknown = false) {
   if (typeof width === "number") checkWidth("indent", width);
   const indention = typeof width === "string" ? width : " ".repeat(Math.max(0, Number(width)));
-  const lines = splitLines(`${pyStr(value)}\n`);
+  const lines = splitLines(`${definedText(value, "indent")}\n`);
   let out: string;
   if (truthy(blank)) {
     out = lines.join(`\n${indention}`);
@@ -87,19 +99,19 @@ function format(value: unknown, ...args: unknown[]) {
   const hasKeywords = Object.keys(keywords).length > 0;
   if (positional.length && hasKeywords)
     throw new PyTypeError("can't handle positional and keyword arguments at the same time");
-  return percentFormat(pyStr(value), hasKeywords ? keywords : pyTuple(positional));
+  return formatValue(value, hasKeywords ? keywords : pyTuple(positional));
 }
 
 export const STRING_FILTERS: Record<string, Filter> = {
-  capitalize: (value) => pyCapitalize(pyStr(value)),
+  capitalize: (value) => keepMarkup(value, pyCapitalize(pyStr(value))),
   center: filter("center", ["width"], (value, width = 80) => {
     checkWidth("center", Number(width));
-    return pyCenter(pyStr(value), Number(width));
+    return keepMarkup(value, pyCenter(pyStr(value), Number(width)));
   }),
   format,
   indent: filter("indent", ["width", "first", "blank"], indent),
-  lower: (value) => pyStr(value).toLowerCase(),
-  upper: (value) => pyStr(value).toUpperCase(),
+  lower: (value) => keepMarkup(value, pyStr(value).toLowerCase()),
+  upper: (value) => keepMarkup(value, pyStr(value).toUpperCase()),
   replace: filter("replace", ["old", "new", "count"], replace),
   string: (value) => (isSafe(value) ? value : pyStr(value)),
   title: (value) =>
@@ -111,7 +123,9 @@ export const STRING_FILTERS: Record<string, Filter> = {
         return head.toUpperCase() + tail.join("").toLowerCase();
       })
       .join(""),
-  trim: filter("trim", ["chars"], (value, chars) => pyStrip(pyStr(value), chars, true, true)),
+  trim: filter("trim", ["chars"], (value, chars) =>
+    keepMarkup(value, pyStrip(pyStr(value), chars, true, true)),
+  ),
   truncate: filter("truncate", ["length", "killwords", "end", "leeway"], truncate),
   wordcount: (value) => pyStr(value).match(/[\p{L}\p{N}_]+/gu)?.length ?? 0,
   wordwrap: filter(
@@ -119,7 +133,7 @@ export const STRING_FILTERS: Record<string, Filter> = {
     ["width", "break_long_words", "wrapstring", "break_on_hyphens"],
     (value, width = 79, breakLong = true, wrapstring = "\n", breakHyphens = true) => {
       const separator = pyStr(wrapstring ?? "\n");
-      return splitLines(pyStr(value))
+      return splitLines(definedText(value, "wordwrap"))
         .map((line) => wrapText(line, Number(width), truthy(breakLong), truthy(breakHyphens)).join(separator))
         .join(separator);
     },
