@@ -1,12 +1,12 @@
 import type nunjucks from "nunjucks";
-import { installCompilerPatches } from "./compiler-patches";
+import { installCompilerPatches } from "./compiler";
 import { HTML_FILTERS } from "./filters/html-filters";
 import { LIST_FILTERS } from "./filters/list-filters";
 import { NUMBER_FILTERS } from "./filters/number-filters";
 import { STRING_FILTERS } from "./filters/string-filters";
 import { JINJA_TESTS } from "./filters/tests";
 import { JINJA_GLOBALS } from "./globals";
-import { installParserPatches, withExtension } from "./parser-patches";
+import { installParserPatches, withExtension } from "./parser";
 
 // Jinja2 3.1's language on nunjucks (docs/templates.md): its grammar, its operators and printing
 // of values, and its builtin filters, tests and globals in place of nunjucks' own.

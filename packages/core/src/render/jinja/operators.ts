@@ -18,7 +18,7 @@ import {
   typeName,
 } from "./values";
 
-// Python's operators for template expressions; the compiler patches (compiler-patches.ts) emit
+// Python's operators for template expressions; the compiler patches (compiler/expressions.ts) emit
 // calls to these instead of JavaScript's own operators. Each has a fast path for two plain
 // numbers, the common case.
 

@@ -5,7 +5,7 @@ import * as operators from "./operators";
 import { escapeHtml, pyStr } from "./print";
 import { isSafe, PyFloat, pyTuple, PyTypeError, SafeString, truthy } from "./values";
 
-// What compiled templates call (as `runtime.py.*`, see compiler-patches.ts) for Jinja2 semantics.
+// What compiled templates call (as `runtime.py.*`, see compiler/expressions.ts) for Jinja2 semantics.
 
 /** `{{ value }}`: str(value), HTML-escaped with autoescape unless it is Markup. */
 export function output(value: unknown, autoescape: boolean): string {
