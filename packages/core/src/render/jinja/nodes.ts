@@ -2,7 +2,7 @@ import nunjucks from "nunjucks";
 
 // Syntax-tree nodes for the Jinja2 constructs nunjucks has no node for. They are registered in
 // nunjucks' node table under their type names (its tree walker rebuilds nodes by that name) and
-// compiled by the `compile<TypeName>` methods in compiler-patches.ts.
+// compiled by the `compile<TypeName>` methods in compiler/.
 
 const { Node, NodeList } = nunjucks.nodes as any;
 
