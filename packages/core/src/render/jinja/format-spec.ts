@@ -1,3 +1,4 @@
+import { checkSize } from "../render-budget";
 import { formatExponent, formatFixed, formatGeneral, groupDigits, significantDigits } from "./number-format";
 import { floatRepr, intStr, pyStr } from "./print";
 import { isSafe, isStr, PyFloat, PyTypeError, PyValueError, typeName } from "./values";
@@ -26,6 +27,7 @@ export function parseSpec(text: string): Spec {
   const match = SPEC.exec(text);
   if (!match) throw new PyValueError("Invalid format specifier");
   const [, fill, align, sign, , alternate, zero, width, grouping, precision, type] = match;
+  checkSize("format precision", Number(precision ?? 0));
   return {
     fill: fill ?? (zero && !align ? "0" : " "),
     align: align ?? (zero ? "=" : ""),
@@ -41,6 +43,7 @@ export function parseSpec(text: string): Spec {
 
 /** Pads `body` (with its `sign` kept in front for `=` alignment) to the spec's width. */
 export function pad(sign: string, body: string, spec: Spec, defaultAlign: string): string {
+  checkSize("format width", spec.width);
   const length = [...sign].length + [...body].length;
   const room = spec.width - length;
   if (room <= 0) return sign + body;

@@ -1,3 +1,4 @@
+import { checkSize } from "../render-budget";
 import { formatWithSpec, numberBody, pad, type Spec } from "./format-spec";
 import { escapeHtml, pyRepr, pyStr } from "./print";
 import {
@@ -103,6 +104,7 @@ export function percentFormat(format: string, args: unknown): string {
         : precisionText === "*"
           ? toInt(queue.take(), "*", true)
           : Number(precisionText || 0);
+    checkSize("format precision", precision ?? 0);
     const value = name === undefined ? queue.take() : queue.named(name);
     const [sign, body] = convert(value, code, flags, precision);
     const numeric = !"srac".includes(code);

@@ -1,4 +1,4 @@
-import { RENDER_MAX_WIDTH, RenderLimitError } from "../render-budget";
+import { checkSize, RENDER_MAX_REPEAT, RenderLimitError } from "../render-budget";
 import { formatValue } from "./format";
 import { escapeHtml, pyStr } from "./print";
 import {
@@ -69,8 +69,16 @@ export function sub(a: unknown, b: unknown): unknown {
 }
 
 function repeat(sequence: unknown, times: number): unknown {
-  if (times > RENDER_MAX_WIDTH) throw new RenderLimitError(`* repeats above ${RENDER_MAX_WIDTH}`);
+  checkSize("* count", times);
   const count = Math.max(0, times);
+  const length =
+    typeof sequence === "string"
+      ? sequence.length
+      : isSafe(sequence)
+        ? sequence.val.length
+        : (sequence as unknown[]).length;
+  if (length * count > RENDER_MAX_REPEAT)
+    throw new RenderLimitError(`* builds more than ${RENDER_MAX_REPEAT}`);
   if (typeof sequence === "string") return sequence.repeat(count);
   if (isSafe(sequence)) return new SafeString(sequence.val.repeat(count));
   const items = sequence as unknown[];

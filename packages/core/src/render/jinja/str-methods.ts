@@ -1,3 +1,4 @@
+import { checkSize } from "../render-budget";
 import { bindArgs, splitArgs } from "./call-args";
 import { strFormat } from "./format";
 import { pyStr } from "./print";
@@ -80,6 +81,7 @@ function pyRsplit(self: string, sep: unknown, maxsplit: unknown): string[] {
 
 /** Python's str.center: the odd space goes left when the width is odd. */
 export function pyCenter(self: string, width: number, fill = " "): string {
+  checkSize("center() size", width);
   const margin = width - [...self].length;
   if (margin <= 0) return self;
   const left = Math.floor(margin / 2) + (margin & width & 1);
@@ -107,6 +109,11 @@ function pyReplace(self: string, old: string, replacement: string, count: number
     rest = rest.slice(at + old.length);
   }
   return out + rest;
+}
+
+function padWidth(width: unknown, self: string): number {
+  checkSize("width", Number(width));
+  return Math.max(0, Number(width) - [...self].length);
 }
 
 function range(self: string, start: unknown, end: unknown): [number, number] {
@@ -217,19 +224,17 @@ const methods: Record<string, [string[], StrMethod]> = {
   ],
   ljust: [
     ["width", "fillchar"],
-    (s, [w, fill]) =>
-      s + (fill === undefined ? " " : text(fill, "fillchar")).repeat(Math.max(0, Number(w) - [...s].length)),
+    (s, [w, fill]) => s + (fill === undefined ? " " : text(fill, "fillchar")).repeat(padWidth(w, s)),
   ],
   rjust: [
     ["width", "fillchar"],
-    (s, [w, fill]) =>
-      (fill === undefined ? " " : text(fill, "fillchar")).repeat(Math.max(0, Number(w) - [...s].length)) + s,
+    (s, [w, fill]) => (fill === undefined ? " " : text(fill, "fillchar")).repeat(padWidth(w, s)) + s,
   ],
   zfill: [
     ["width"],
     (s, [w]) => {
       const sign = /^[+-]/.test(s) ? s[0]! : "";
-      return sign + "0".repeat(Math.max(0, Number(w) - [...s].length)) + s.slice(sign.length);
+      return sign + "0".repeat(padWidth(w, s)) + s.slice(sign.length);
     },
   ],
   partition: [["sep"], (s, [sep]) => partition(s, text(sep, "sep"), false)],

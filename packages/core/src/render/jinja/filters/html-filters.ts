@@ -1,3 +1,4 @@
+import { checkSize } from "../../render-budget";
 import { unescapeHtml } from "../html-entities";
 import { pyJsonDumps } from "../json";
 import { escapeHtml, pyStr } from "../print";
@@ -152,6 +153,7 @@ function striptags(value: unknown): string {
 }
 
 function tojson(value: unknown, indent: unknown = null): SafeStringType {
+  if (indent !== null && indent !== undefined) checkSize("tojson() indent", Number(indent));
   const json = pyJsonDumps(value, indent === null || indent === undefined ? null : Number(indent));
   return new SafeString(
     json.replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/'/g, "\\u0027"),

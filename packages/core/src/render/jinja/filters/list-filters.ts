@@ -1,4 +1,4 @@
-import { RENDER_MAX_WIDTH, RenderLimitError } from "../../render-budget";
+import { checkSize } from "../../render-budget";
 import { splitArgs } from "../call-args";
 import { iterate } from "../iterate";
 import { add, eq, order } from "../operators";
@@ -30,11 +30,6 @@ import {
 // Jinja2's filters on sequences (filters.py). Where Jinja2 returns a generator (map, select,
 // reject, selectattr, rejectattr, unique, batch, slice, items, reverse of a list) svc returns a
 // list, which prints as one: a documented difference.
-
-function checkSize(name: string, size: number): void {
-  if (Math.abs(size) > RENDER_MAX_WIDTH)
-    throw new RenderLimitError(`${name}() size above ${RENDER_MAX_WIDTH}`);
-}
 
 function keyFunction(caseSensitive: unknown, attribute: unknown) {
   return attrGetter(attribute, truthy(caseSensitive) ? undefined : ignoreCase);
@@ -147,7 +142,7 @@ function sum(value: unknown, attribute: unknown = null, start: unknown = 0) {
 export const LIST_FILTERS: Record<string, Filter> = {
   batch: filter("batch", ["linecount", "fill_with"], (value, lineCount, fillWith = null) => {
     const size = Number(lineCount);
-    checkSize("batch", size);
+    checkSize("batch() size", size);
     const rows: unknown[][] = [];
     let row: unknown[] = [];
     for (const item of iterate(value)) {
@@ -165,7 +160,7 @@ export const LIST_FILTERS: Record<string, Filter> = {
   }),
   slice: filter("slice", ["slices", "fill_with"], (value, slices, fillWith = null) => {
     const count = Number(slices);
-    checkSize("slice", count);
+    checkSize("slice() size", count);
     const items = iterate(value);
     const perSlice = Math.floor(items.length / count);
     const withExtra = items.length % count;

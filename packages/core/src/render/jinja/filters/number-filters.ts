@@ -1,3 +1,4 @@
+import { checkSize } from "../../render-budget";
 import { formatFixed, roundHalfEven } from "../number-format";
 import { UndefinedError } from "../operators";
 import { pyStr } from "../print";
@@ -87,6 +88,7 @@ function roundNumber(value: unknown, precision: unknown = 0, method: unknown = "
     throw new PyTypeError("method must be common, ceil or floor");
   if (!isNumeric(value)) throw new PyTypeError(`type ${typeName(value)} doesn't define __round__ method`);
   const digits = Number(precision);
+  checkSize("round() precision", digits);
   const x = toNumber(value);
   if (method !== "common") {
     const factor = 10 ** digits;

@@ -1,4 +1,4 @@
-import { RENDER_MAX_WIDTH, RenderLimitError } from "../../render-budget";
+import { checkSize } from "../../render-budget";
 import { splitArgs } from "../call-args";
 import { formatValue } from "../format";
 import { pyLen } from "../iterate";
@@ -10,11 +10,6 @@ import { isSafe, PyTypeError, pyTuple, PyValueError, SafeString, truthy } from "
 import { filter, type Filter, type FilterContext } from "./helpers";
 
 // Jinja2's text filters (filters.py), on str() of the value.
-
-function checkWidth(name: string, width: number): void {
-  if (Math.abs(width) > RENDER_MAX_WIDTH)
-    throw new RenderLimitError(`${name}() size above ${RENDER_MAX_WIDTH}`);
-}
 
 /** Markup's string methods return Markup, so filters built on them keep it. */
 function keepMarkup(value: unknown, text: string): unknown {
@@ -57,7 +52,7 @@ function definedText(value: unknown, name: string): string {
 }
 
 function indent(value: unknown, width: unknown = 4, first: unknown = false, blank: unknown = false) {
-  if (typeof width === "number") checkWidth("indent", width);
+  if (typeof width === "number") checkSize("indent() size", width);
   const indention = typeof width === "string" ? width : " ".repeat(Math.max(0, Number(width)));
   const lines = splitLines(`${definedText(value, "indent")}\n`);
   let out: string;
@@ -104,10 +99,9 @@ function format(value: unknown, ...args: unknown[]) {
 
 export const STRING_FILTERS: Record<string, Filter> = {
   capitalize: (value) => keepMarkup(value, pyCapitalize(pyStr(value))),
-  center: filter("center", ["width"], (value, width = 80) => {
-    checkWidth("center", Number(width));
-    return keepMarkup(value, pyCenter(pyStr(value), Number(width)));
-  }),
+  center: filter("center", ["width"], (value, width = 80) =>
+    keepMarkup(value, pyCenter(pyStr(value), Number(width))),
+  ),
   format,
   indent: filter("indent", ["width", "first", "blank"], indent),
   lower: (value) => keepMarkup(value, pyStr(value).toLowerCase()),
