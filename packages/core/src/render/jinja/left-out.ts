@@ -3,5 +3,4 @@
 
 export const LEFT_OUT_FILTERS: Record<string, string> = {
   attr: "it reads Python object attributes, and template data has none",
-  pprint: "it prints Python objects with Python's pprint module",
 };

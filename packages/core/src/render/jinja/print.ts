@@ -14,18 +14,10 @@ function isPrintable(value: object): value is PyPrintable {
 
 /** str(value): what `{{ value }}`, `~` and the string filters make of a value. */
 export function pyStr(value: unknown): string {
-  switch (typeof value) {
-    case "string":
-      return value;
-    case "number":
-      return Number.isInteger(value) ? intStr(value) : floatRepr(value);
-    case "boolean":
-      return value ? "True" : "False";
-    case "undefined":
-      return "";
-  }
+  if (typeof value === "string") return value;
+  if (value === undefined) return "";
   if (isSafe(value)) return value.val;
-  return pyRepr(value);
+  return pyRepr(value); // str() and repr() differ only for strings
 }
 
 /** repr(value): how a value prints inside a list, tuple or dict. */

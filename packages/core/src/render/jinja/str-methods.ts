@@ -2,7 +2,7 @@ import { checkSize } from "../render-budget";
 import { bindArgs, splitArgs } from "./call-args";
 import { strFormat } from "./format";
 import { pyStr } from "./print";
-import { isStr, PyTuple, pyTuple, PyTypeError, PyValueError, typeName } from "./values";
+import { isStr, PyTuple, pyTuple, PyTypeError, PyValueError, truthy, typeName } from "./values";
 
 // Python's str methods, as templates call them (`name.upper()`, `"{} items".format(n)`).
 
@@ -14,7 +14,7 @@ const TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`);
 const SPACE_RUNS = new RegExp(`[${PY_SPACE}]+`);
 /** Where Python's str.splitlines() breaks lines. */
 const LINE_BREAK_CHARS = "\\n\\r\\v\\f\\x1c-\\x1e\\x85\\u2028\\u2029";
-export const LINE_BREAKS = new RegExp(`\\r\\n|[${LINE_BREAK_CHARS}]`);
+const LINE_BREAKS = new RegExp(`\\r\\n|[${LINE_BREAK_CHARS}]`);
 
 type StrMethod = (self: string, args: unknown[]) => unknown;
 
@@ -25,6 +25,18 @@ function text(value: unknown, what: string): string {
 
 function escapeRegExp(chars: string): string {
   return chars.replace(/[\\\]^-]/g, "\\$&");
+}
+
+/** str.splitlines(keepends). */
+export function pySplitLines(self: string, keepEnds = false): string[] {
+  const out: string[] = [];
+  let rest = self;
+  for (let m = LINE_BREAKS.exec(rest); m; m = LINE_BREAKS.exec(rest)) {
+    out.push(rest.slice(0, m.index + (keepEnds ? m[0].length : 0)));
+    rest = rest.slice(m.index + m[0].length);
+  }
+  if (rest) out.push(rest);
+  return out;
 }
 
 export function pyStrip(self: string, chars: unknown, leading: boolean, trailing: boolean): string {
@@ -157,19 +169,7 @@ const methods: Record<string, [string[], StrMethod]> = {
   rstrip: [["chars"], (s, [chars]) => pyStrip(s, chars, false, true)],
   split: [["sep", "maxsplit"], (s, [sep, max]) => pySplit(s, sep, max)],
   rsplit: [["sep", "maxsplit"], (s, [sep, max]) => pyRsplit(s, sep, max)],
-  splitlines: [
-    ["keepends"],
-    (s, [keep]) => {
-      const out: string[] = [];
-      let rest = s;
-      for (let m = LINE_BREAKS.exec(rest); m; m = LINE_BREAKS.exec(rest)) {
-        out.push(rest.slice(0, m.index + (keep ? m[0].length : 0)));
-        rest = rest.slice(m.index + m[0].length);
-      }
-      if (rest) out.push(rest);
-      return out;
-    },
-  ],
+  splitlines: [["keepends"], (s, [keep]) => pySplitLines(s, truthy(keep))],
   join: [
     ["iterable"],
     (s, [items]) =>

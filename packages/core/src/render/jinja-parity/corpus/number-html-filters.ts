@@ -20,6 +20,9 @@ export const NUMBER_AND_HTML_FILTERS = cases(
   "{{ data.customer | tojson }}",
   "{{ {'b': [1, 2.0, none, true], 'a': \"<it's & done>\", 'c': 'ü'} | tojson }}",
   "{{ data.prices | tojson(indent=2) }}",
+  "{{ data.prices | pprint }}|{{ 'x' | pprint }}|{{ [1, (2,), {'b': 1, 'a': [none, true, 1.5]}] | pprint }}",
+  "{{ data.products | pprint }}",
+  "{{ {'text': data.long_text ~ ' ' ~ data.long_text, 'nested': {'products': data.products}} | pprint }}",
   {
     source:
       "{{ data.message }}|{{ data.message | safe }}|{{ data.message | e }}|{{ data.message | forceescape }}",

@@ -1,6 +1,7 @@
 import { checkSize } from "../../render-budget";
 import { unescapeHtml } from "../html-entities";
 import { pyJsonDumps } from "../json";
+import { pformat } from "../pprint";
 import { escapeHtml, pyStr } from "../print";
 import { PY_SPACE } from "../str-methods";
 import { isDict, isSafe, PyTypeError, PyValueError, SafeString, truthy } from "../values";
@@ -171,6 +172,7 @@ export const HTML_FILTERS: Record<string, Filter> = {
   urlencode,
   xmlattr: filter("xmlattr", ["autospace"], xmlattr),
   tojson: filter("tojson", ["indent"], tojson),
+  pprint: (value) => pformat(value),
   // svc additions kept from nunjucks (not in Jinja2): JSON.stringify, and newlines to <br />.
   dump: filter("dump", ["indent"], (value, indent) =>
     JSON.stringify(value, (_key, item) => (isSafe(item) ? item.val : item), indent as number | undefined),

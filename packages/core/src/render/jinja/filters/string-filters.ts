@@ -4,7 +4,7 @@ import { formatValue } from "../format";
 import { pyLen } from "../iterate";
 import { UndefinedError } from "../operators";
 import { escapeHtml, pyStr } from "../print";
-import { LINE_BREAKS, pyCapitalize, pyCenter, pyStrip } from "../str-methods";
+import { pyCapitalize, pyCenter, pySplitLines, pyStrip } from "../str-methods";
 import { wrapText } from "../textwrap";
 import { isSafe, PyTypeError, pyTuple, PyValueError, SafeString, truthy } from "../values";
 import { filter, type Filter, type FilterContext } from "./helpers";
@@ -17,13 +17,6 @@ function keepMarkup(value: unknown, text: string): unknown {
 }
 
 const WORD_START = /([-\s({[<]+)/u;
-
-/** Jinja2's splitlines with the same line breaks as Python's str.splitlines(). */
-function splitLines(text: string): string[] {
-  const lines = text.split(LINE_BREAKS);
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
 
 function truncate(
   value: unknown,
@@ -54,7 +47,7 @@ function definedText(value: unknown, name: string): string {
 function indent(value: unknown, width: unknown = 4, first: unknown = false, blank: unknown = false) {
   if (typeof width === "number") checkSize("indent() size", width);
   const indention = typeof width === "string" ? width : " ".repeat(Math.max(0, Number(width)));
-  const lines = splitLines(`${definedText(value, "indent")}\n`);
+  const lines = pySplitLines(`${definedText(value, "indent")}\n`);
   let out: string;
   if (truthy(blank)) {
     out = lines.join(`\n${indention}`);
@@ -127,7 +120,7 @@ export const STRING_FILTERS: Record<string, Filter> = {
     ["width", "break_long_words", "wrapstring", "break_on_hyphens"],
     (value, width = 79, breakLong = true, wrapstring = "\n", breakHyphens = true) => {
       const separator = pyStr(wrapstring ?? "\n");
-      return splitLines(definedText(value, "wordwrap"))
+      return pySplitLines(definedText(value, "wordwrap"))
         .map((line) => wrapText(line, Number(width), truthy(breakLong), truthy(breakHyphens)).join(separator))
         .join(separator);
     },

@@ -1,4 +1,3 @@
-import { pyUnescape } from "../string-literals";
 import { jinjaNodes } from "../nodes";
 import { intLiteral, isName, isOperator, literal, nodes, T, touches, type ParserMethods } from "./tokens";
 
@@ -239,20 +238,3 @@ export const primaryMethods: ParserMethods = {
     return negated ? new nodes.Not(isTok.lineno, isTok.colno, test) : test;
   },
 };
-
-/** nunjucks' string lexer with Python's escapes (string-literals.ts). */
-export function parseStringLiteral(this: any, delimiter: string): string {
-  this.forward();
-  let raw = "";
-  while (!this.isFinished() && this.current() !== delimiter) {
-    if (this.current() === "\\") {
-      raw += this.current();
-      this.forward();
-    }
-    raw += this.current();
-    this.forward();
-  }
-  if (this.isFinished()) throw new Error("unterminated string");
-  this.forward();
-  return pyUnescape(raw);
-}
