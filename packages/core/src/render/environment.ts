@@ -1,5 +1,5 @@
 import nunjucks from "nunjucks";
-import { installJinjaLanguage, lookupMember, output, py, setUpJinjaEnvironment } from "./jinja";
+import { callable, installJinjaLanguage, lookupMember, output, py, setUpJinjaEnvironment } from "./jinja";
 import { noteErrorLine, tick } from "./render-budget";
 
 // One Jinja2 setup of nunjucks for the process (docs/templates.md). nunjucks keeps its runtime,
@@ -28,9 +28,9 @@ function installRuntimePatches(): void {
   };
 
   const { callWrap, handleError, Frame } = runtime;
-  runtime.callWrap = function (...args: unknown[]) {
+  runtime.callWrap = function (obj: unknown, name: unknown, context: unknown, args: unknown) {
     tick();
-    return callWrap.apply(this, args);
+    return callWrap.call(this, callable(obj), name, context, args);
   };
   runtime.handleError = function (error: unknown, lineno: unknown, colno: unknown) {
     noteErrorLine(lineno);

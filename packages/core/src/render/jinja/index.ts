@@ -12,7 +12,7 @@ import { installParserPatches, withExtension } from "./parser";
 // of values, and its builtin filters, tests and globals in place of nunjucks' own.
 
 export { lookupMember } from "./members";
-export { py, output } from "./runtime-helpers";
+export { callable, py, output } from "./runtime-helpers";
 export { jinjaNodes } from "./nodes";
 export { LEFT_OUT_FILTERS } from "./left-out";
 

@@ -15,8 +15,8 @@ export const jinjaNodes = {
   Test: Node.extend("JinjaTest", { fields: ["target", "name", "args"] }),
   /** A condition: Python truthiness of `target`. */
   Truthy: Node.extend("JinjaTruthy", { fields: ["target"] }),
-  /** `for names in arr if test`; `name` is a Symbol or an Array of Symbols. */
-  For: Node.extend("JinjaFor", { fields: ["arr", "name", "body", "else_", "test"] }),
+  /** `for names in arr if test [recursive]`; `name` is a Symbol or an Array of Symbols. */
+  For: Node.extend("JinjaFor", { fields: ["arr", "name", "body", "else_", "test", "recursive"] }),
   /** `set`: targets (a NodeList of Symbols, or one `ns.attr` LookupVal), value or body. */
   Set: Node.extend("JinjaSet", { fields: ["targets", "value", "body"] }),
   /** `with a = 1, b = 2`: targets and values are NodeLists. */

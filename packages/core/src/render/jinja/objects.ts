@@ -37,12 +37,21 @@ const LOOP_MEMBERS = new Set([
 export class Loop extends JinjaObject {
   protected readonly members = LOOP_MEMBERS;
   index0 = 0;
-  readonly depth = 1;
-  readonly depth0 = 0;
   private lastChanged: unknown = undefined;
   private changedCalled = false;
-  constructor(private readonly items: readonly unknown[]) {
+  /**
+   * `recurse` renders the loop body again for other items, one level deeper (`loop(children)`
+   * in a `recursive` loop); null for other loops.
+   */
+  constructor(
+    private readonly items: readonly unknown[],
+    readonly depth = 1,
+    readonly recurse: ((value: unknown) => unknown) | null = null,
+  ) {
     super();
+  }
+  get depth0(): number {
+    return this.depth - 1;
   }
   get length(): number {
     return this.items.length;

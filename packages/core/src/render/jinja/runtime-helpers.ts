@@ -25,6 +25,16 @@ function compareChain(first: unknown, ...rest: unknown[]): boolean {
   return true;
 }
 
+/** What a call `x(...)` calls: `loop(...)` re-enters a recursive loop. */
+export function callable(target: unknown): unknown {
+  if (!(target instanceof Loop)) return target;
+  const { recurse } = target;
+  if (recurse) return recurse;
+  return () => {
+    throw new PyTypeError("Tried to call non recursive loop. Maybe you forgot the 'recursive' modifier.");
+  };
+}
+
 function setAttribute(target: unknown, name: string, value: unknown): void {
   if (!(target instanceof Namespace))
     throw new PyTypeError("cannot assign attribute on non-namespace object");

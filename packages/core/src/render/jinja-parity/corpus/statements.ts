@@ -12,6 +12,13 @@ export const STATEMENTS = cases(
   "{% for k, v in data.prices.items() %}{{ k }}={{ v }};{% endfor %}|{% for k in data.prices %}{{ k }},{% endfor %}",
   "{% for row in [[1, 2], [3]] %}{% set outer = loop %}{% for c in row %}{{ outer.index }}.{{ loop.index }}={{ c }} {% endfor %}{% endfor %}",
   "{% for x in 1, 2, 3 %}{{ x }}{% endfor %} {{ loop is defined }}",
+  "{% for node in data.tree recursive %}{{ node.name }}@{{ loop.depth }}/{{ loop.depth0 }}{% if node.children %}[{{ loop(node.children) }}]{% endif %};{% endfor %}",
+  {
+    source:
+      "<ul>{% for node in data.tree recursive %}<li>{{ node.name }}{% if node.children %}<ul>{{ loop(node.children) }}</ul>{% endif %}</li>{% endfor %}</ul>",
+    html: true,
+  },
+  "{% for node in data.tree if node.children recursive %}{{ loop.index }}.{{ node.name }} {{ loop(node.children) }}{% else %}(none){% endfor %}",
   "{% set total = 0 %}{% for p in data.products %}{% set total = total + p.qty %}{% endfor %}{{ total }}",
   "{% set ns = namespace(total=0, names=[]) %}{% for p in data.products %}{% set ns.total = ns.total + p.qty %}{% endfor %}{{ ns.total }}",
   "{% set s = 'ab' %}{% for i in range(3) %}{% set s = s ~ s %}{{ s }},{% endfor %}{{ s }}",

@@ -32,4 +32,8 @@ export const CORPUS_DATA = {
   nested: { a: { b: { c: "deep" } } },
   url: "https://shop.example/orders?id=A-1042&ref=mail",
   lines: "first line\nsecond line\n\nfourth line",
+  tree: [
+    { name: "Drinks", children: [{ name: "Tea", children: [{ name: "Green" }] }, { name: "Coffee" }] },
+    { name: "Food <new>", children: [] },
+  ],
 };

@@ -7,7 +7,7 @@ const { nodes } = nunjucks as any;
 export const PY = "runtime.py";
 
 /** Compiler methods installed on nunjucks' Compiler; `this` is the compiler. */
-export type CompilerMethods = Record<string, (this: any, node: any, frame: any) => void>;
+export type CompilerMethods = Record<string, (this: any, node: any, frame: any, ...rest: any[]) => void>;
 
 const BINARY_HELPERS: Record<string, string> = {
   Add: "add",

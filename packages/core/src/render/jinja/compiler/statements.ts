@@ -19,13 +19,37 @@ function bindingForWrite(frame: any, name: string): string | null {
 
 export const statementMethods: CompilerMethods = {
   compileJinjaFor(node, frame) {
+    const names = node.name instanceof nodes.Array ? node.name.children : [node.name];
+    if (!node.recursive) {
+      const items = this._tmpid();
+      this._emit(`var ${items} = ${PY}.iterate(`);
+      this._compileExpression(node.arr, frame);
+      this._emitLine(`, ${names.length});`);
+      this._compileLoop(node, frame, items, "1", "null");
+      return;
+    }
+    // `for ... recursive`: the loop is a function of its items and depth; `loop(children)` calls
+    // it again and gives its output.
+    const render = this._tmpid();
     const items = this._tmpid();
+    const depth = this._tmpid();
+    this._emitLine(`var ${render} = function (${items}, ${depth}) {`);
+    const buffer = this._pushBuffer();
+    const recurse = `function (value) { return ${PY}.markup(${render}(${PY}.iterate(value, ${names.length}), ${depth} + 1), env.opts.autoescape); }`;
+    this._compileLoop(node, frame, items, depth, recurse);
+    this._popBuffer();
+    this._emitLine(`return ${buffer};`);
+    this._emitLine("};");
+    this._emit(`${this.buffer} += ${render}(${PY}.iterate(`);
+    this._compileExpression(node.arr, frame);
+    this._emitLine(`, ${names.length}), 1);`);
+  },
+
+  /** The loop over the array in JS variable `items`, at `depth`, with `recurse` for `loop(...)`. */
+  _compileLoop(node: any, frame: any, items: string, depth: string, recurse: string) {
     const index = this._tmpid();
     const loop = this._tmpid();
     const names = node.name instanceof nodes.Array ? node.name.children : [node.name];
-    this._emit(`var ${items} = ${PY}.iterate(`);
-    this._compileExpression(node.arr, frame);
-    this._emitLine(`, ${names.length});`);
     const outer = frame;
     frame = frame.push(true);
     const ids = names.map(() => this._tmpid());
@@ -54,7 +78,7 @@ export const statementMethods: CompilerMethods = {
       this._emitLine(`}`);
       this._emitLine(`frame = frame.pop(); ${items} = ${kept};`);
     }
-    this._emitLine(`var ${loop} = new ${PY}.Loop(${items});`);
+    this._emitLine(`var ${loop} = new ${PY}.Loop(${items}, ${depth}, ${recurse});`);
     frame.set("loop", loop);
     this._emitLine(`for (var ${index} = 0; ${index} < ${items}.length; ${index}++) {`);
     // A fresh scope per pass: a `set` in the body is seen from there on, in this pass only.

@@ -1,7 +1,7 @@
 import { jinjaNodes } from "../nodes";
 import { isOperator, literal, nodes, T, type ParserMethods } from "./tokens";
 
-// Jinja2's `for` (targets, `in` an implicit tuple, `if` filter; no `recursive`), `set` (several
+// Jinja2's `for` (targets, `in` an implicit tuple, `if` filter, `recursive`), `set` (several
 // targets, `ns.attr`, or a block), `if` conditions tested for Python truthiness, and `with`.
 
 let originalParseIf: (this: any) => any;
@@ -37,7 +37,7 @@ export function statementMethods(parseIf: (this: any) => any): ParserMethods {
       node.test = this.skipSymbol("if")
         ? new jinjaNodes.Truthy(tag.lineno, tag.colno, this.parseExpression())
         : null;
-      if (this.skipSymbol("recursive")) this.fail("recursive loops are not supported", tag.lineno, tag.colno);
+      node.recursive = this.skipSymbol("recursive");
       this.advanceAfterBlockEnd("for");
       node.body = this.parseUntilBlocks("endfor", "else");
       if (this.skipSymbol("else")) {
