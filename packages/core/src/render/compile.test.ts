@@ -55,6 +55,11 @@ describe("renderSource errors", () => {
     ["a\n{% if x %}\nb", 3, "expected elif, else, or endif, got end of file"],
     ["{{ x | nosuch }}", 1, "unknown filter: nosuch"],
     ["a\n{% if false %}{{ x | nosuch }}{% endif %}", 2, "unknown filter: nosuch"],
+    ["a\nb\n{{ 1 / 0 }}", 3, "division by zero"],
+    ["{{ x }}\n{{ data.n + 1 }}", 2, "an undefined value cannot be used with +"],
+    ["{{ 'No. ' + 5 }}", 1, 'can only concatenate str (not "int") to str'],
+    ["line\n{% for i in 5 %}{% endfor %}", 2, "'int' object is not iterable"],
+    ["\n{{ 'a' < 1 }}", 2, "'<' not supported between instances of 'str' and 'int'"],
     ["a\n{{ x is nosuch }}", 2, "unknown test: nosuch"],
     ["{% if false %}{{ x is not divisibleby 3 or x is bogus(1) }}{% endif %}", 1, "unknown test: bogus"],
     [

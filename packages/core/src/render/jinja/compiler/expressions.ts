@@ -30,6 +30,16 @@ const COMPARE_HELPERS: Record<string, string> = {
   notin: "notIn",
 };
 
+/** Records the node's position first, so an error it raises is reported on its line. */
+export function position(node: any): string {
+  return `lineno = ${Number(node.lineno)}, colno = ${Number(node.colno)}, `;
+}
+
+/** The same as a statement of its own (before a loop or an assignment). */
+export function positionStatement(node: any): string {
+  return `lineno = ${Number(node.lineno)}; colno = ${Number(node.colno)};`;
+}
+
 export function expressionMethods(original: { compileLiteral: any; compilePair: any }): CompilerMethods {
   const originalCompileLiteral = original.compileLiteral;
   const originalCompilePair = original.compilePair;
@@ -68,15 +78,15 @@ export function expressionMethods(original: { compileLiteral: any; compilePair: 
     },
 
     compileNeg(node, frame) {
-      this._emit(`${PY}.neg(`);
+      this._emit(`(${position(node)}${PY}.neg(`);
       this.compile(node.target, frame);
-      this._emit(")");
+      this._emit("))");
     },
 
     compilePos(node, frame) {
-      this._emit(`${PY}.pos(`);
+      this._emit(`(${position(node)}${PY}.pos(`);
       this.compile(node.target, frame);
-      this._emit(")");
+      this._emit("))");
     },
 
     compileConcat(node, frame) {
@@ -131,25 +141,24 @@ export function expressionMethods(original: { compileLiteral: any; compilePair: 
     compileCompare(node, frame) {
       const ops = node.ops.children;
       if (ops.length === 1) {
-        this._emit(`${PY}.${COMPARE_HELPERS[ops[0].type]}(`);
+        this._emit(`(${position(node)}${PY}.${COMPARE_HELPERS[ops[0].type]}(`);
         this.compile(node.expr, frame);
         this._emit(", ");
         this.compile(ops[0].expr, frame);
-        this._emit(")");
+        this._emit("))");
         return;
       }
-      this._emit(`${PY}.compareChain(`);
+      this._emit(`(${position(node)}${PY}.compareChain(`);
       this.compile(node.expr, frame);
       for (const op of ops) {
         this._emit(`, ${JSON.stringify(op.type)}, `);
         this.compile(op.expr, frame);
       }
-      this._emit(")");
+      this._emit("))");
     },
 
     compileJinjaTest(node, frame) {
-      this._emit(`(lineno = ${Number(node.lineno)}, colno = ${Number(node.colno)}, `);
-      this._emit(`env.getTest(${JSON.stringify(node.name)}).call(context, `);
+      this._emit(`(${position(node)}env.getTest(${JSON.stringify(node.name)}).call(context, `);
       this.compile(node.target, frame);
       for (const arg of node.args.children) {
         this._emit(", ");
@@ -160,11 +169,11 @@ export function expressionMethods(original: { compileLiteral: any; compilePair: 
   };
   for (const [type, helper] of Object.entries(BINARY_HELPERS)) {
     methods[`compile${type}`] = function (this: any, node: any, frame: any) {
-      this._emit(`${PY}.${helper}(`);
+      this._emit(`(${position(node)}${PY}.${helper}(`);
       this.compile(node.left, frame);
       this._emit(", ");
       this.compile(node.right, frame);
-      this._emit(")");
+      this._emit("))");
     };
   }
   return methods;

@@ -1,5 +1,5 @@
 import nunjucks from "nunjucks";
-import { PY, type CompilerMethods } from "./expressions";
+import { positionStatement, PY, type CompilerMethods } from "./expressions";
 
 // Loops, `set` and `with` with Jinja2's scoping: a `set` inside a loop or macro stays there, and
 // a name means the outer value until the `set` that shadows it (the compile-time frames map
@@ -20,6 +20,7 @@ function bindingForWrite(frame: any, name: string): string | null {
 export const statementMethods: CompilerMethods = {
   compileJinjaFor(node, frame) {
     const names = node.name instanceof nodes.Array ? node.name.children : [node.name];
+    this._emitLine(positionStatement(node));
     if (!node.recursive) {
       const items = this._tmpid();
       this._emit(`var ${items} = ${PY}.iterate(`);
@@ -95,6 +96,7 @@ export const statementMethods: CompilerMethods = {
   },
 
   compileJinjaSet(node, frame) {
+    this._emitLine(positionStatement(node));
     const targets = node.targets.children;
     if (targets[0] instanceof nodes.LookupVal) {
       const [target] = targets;
