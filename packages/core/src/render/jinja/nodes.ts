@@ -17,8 +17,8 @@ export const jinjaNodes = {
   Truthy: Node.extend("JinjaTruthy", { fields: ["target"] }),
   /** `for names in arr if test [recursive]`; `name` is a Symbol or an Array of Symbols. */
   For: Node.extend("JinjaFor", { fields: ["arr", "name", "body", "else_", "test", "recursive"] }),
-  /** `set`: targets (a NodeList of Symbols, or one `ns.attr` LookupVal), value or body. */
-  Set: Node.extend("JinjaSet", { fields: ["targets", "value", "body"] }),
+  /** `set`: targets (a NodeList of Symbols, or one `ns.attr` LookupVal), value or body (and filter). */
+  Set: Node.extend("JinjaSet", { fields: ["targets", "value", "body", "filter"] }),
   /** `with a = 1, b = 2`: targets and values are NodeLists. */
   With: Node.extend("JinjaWith", { fields: ["targets", "values", "body"] }),
 };

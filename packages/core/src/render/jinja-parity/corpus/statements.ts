@@ -28,6 +28,8 @@ export const STATEMENTS = cases(
   "{% if data.note %}note{% endif %}{% if data.products %}has products{% endif %}{% if {} %}x{% endif %}{% if [0] %} [0] is true{% endif %}",
   "{% with x = 1, y = data.count %}{{ x + y }}{% endwith %}|{{ x }}|",
   "{% set greeting %}Hello {{ data.customer.first_name }}{% endset %}{{ greeting | upper }} {{ greeting | length }}",
+  "{% set x | upper | replace('E', '3') %}line {{ data.order_id }}{% endset %}[{{ x }}] {% set ns = namespace() %}{% set ns.note %}in ns{% endset %}{{ ns.note }}",
+  { source: "{% set x | upper %}<b>{{ data.message }}</b>{% endset %}{{ x }}", html: true },
   "{% macro greet(name, greeting='Hello') -%}\n{{ greeting }}, {{ name }}!\n{%- endmacro %}{{ greet('Ann') }} {{ greet('Bo', greeting='Hi') }} {{ greet('Cy', 'Hey') }}",
   "{% macro box(title) %}[{{ title }}: {{ caller() }}]{% endmacro %}{% call box('note') %}inner {{ data.order_id }}{% endcall %}",
   "{% macro item(p) %}{{ p.name | title }} x{{ p.qty }}{% endmacro %}{% for p in data.products %}{{ item(p) }}; {% endfor %}",

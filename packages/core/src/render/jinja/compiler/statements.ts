@@ -1,4 +1,5 @@
 import nunjucks from "nunjucks";
+import { SET_BLOCK_NAME } from "../parser/statements";
 import { positionStatement, PY, type CompilerMethods } from "./expressions";
 
 // Loops, `set` and `with` with Jinja2's scoping: a `set` inside a loop or macro stays there, and
@@ -98,15 +99,6 @@ export const statementMethods: CompilerMethods = {
   compileJinjaSet(node, frame) {
     this._emitLine(positionStatement(node));
     const targets = node.targets.children;
-    if (targets[0] instanceof nodes.LookupVal) {
-      const [target] = targets;
-      this._emit(`${PY}.setAttribute(`);
-      this.compile(target.target, frame);
-      this._emit(`, ${JSON.stringify(target.val.value)}, `);
-      this._compileExpression(node.value, frame);
-      this._emitLine(");");
-      return;
-    }
     const value = this._tmpid();
     if (node.value) {
       this._emit(`var ${value} = `);
@@ -116,6 +108,20 @@ export const statementMethods: CompilerMethods = {
       this._emit(`var ${value} = ${PY}.markup(`);
       this.compile(node.body, frame);
       this._emitLine(", env.opts.autoescape);");
+      if (node.filter) {
+        const scope = frame.push();
+        scope.set(SET_BLOCK_NAME, value);
+        this._emit(`${value} = `);
+        this._compileExpression(node.filter, scope);
+        this._emitLine(";");
+      }
+    }
+    if (targets[0] instanceof nodes.LookupVal) {
+      const [target] = targets;
+      this._emit(`${PY}.setAttribute(`);
+      this.compile(target.target, frame);
+      this._emitLine(`, ${JSON.stringify(target.val.value)}, ${value});`);
+      return;
     }
     const values = targets.length === 1 ? null : this._tmpid();
     if (values) this._emitLine(`var ${values} = ${PY}.unpack(${value}, ${targets.length});`);

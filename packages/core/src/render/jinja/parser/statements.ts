@@ -4,6 +4,9 @@ import { isOperator, literal, nodes, T, type ParserMethods } from "./tokens";
 // Jinja2's `for` (targets, `in` an implicit tuple, `if` filter, `recursive`), `set` (several
 // targets, `ns.attr`, or a block), `if` conditions tested for Python truthiness, and `with`.
 
+/** The name a block `set`'s filters read the block's text from (no template can write it). */
+export const SET_BLOCK_NAME = "%set-block";
+
 let originalParseIf: (this: any) => any;
 
 export function statementMethods(parseIf: (this: any) => any): ParserMethods {
@@ -71,6 +74,9 @@ export function statementMethods(parseIf: (this: any) => any): ParserMethods {
         node.value = this.parseTuple(true);
         this.advanceAfterBlockEnd("set");
       } else {
+        // `{% set x | upper %}...{% endset %}`: filters on the block, applied to a stand-in name.
+        if (this.peekToken()?.type === T.pipe)
+          node.filter = this.parseFilterExpression(new nodes.Symbol(tag.lineno, tag.colno, SET_BLOCK_NAME));
         if (!this.skip(T.blockEnd)) this.fail("expected = or block end in set tag", tag.lineno, tag.colno);
         node.body = new nodes.Capture(tag.lineno, tag.colno, this.parseUntilBlocks("endset"));
         this.advanceAfterBlockEnd();
