@@ -23,7 +23,7 @@ export function jinja2Version(): string {
   const version = probe.status === 0 ? probe.stdout.trim() : null;
   if (version === null)
     throw new Error(
-      `${PYTHON} cannot import jinja2 (${probe.error?.message ?? probe.stderr.trim()}); ${INSTALL_HINT}`,
+      `${PYTHON} cannot import jinja2 (${probe.error?.message ?? probe.stderr.trim().split("\n").pop()}); ${INSTALL_HINT}`,
     );
   if (!version.startsWith("3.1."))
     throw new Error(`${PYTHON} has Jinja2 ${version}, not 3.1; ${INSTALL_HINT}`);
