@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { renderSource } from "../compile";
 import { DIFFERENCES } from "../jinja/differences";
-import { CORPUS, CORPUS_DATA } from "./corpus";
-import { jinja2Version, renderWithJinja2, type ReferenceResult } from "./jinja2-reference";
+import { CORPUS, CORPUS_DATA } from "./jinja-parity/corpus";
+import { jinja2Version, renderWithJinja2, type ReferenceResult } from "./jinja-parity/jinja2-reference";
 
 // svc's templates against the real Jinja2 (docs/templates.md): every corpus template renders to
 // the same bytes (or fails in both), and every documented difference is exactly as documented.
