@@ -77,3 +77,4 @@ export * from "./approvals/review-by-link";
 export * from "./approvals/expire-held-items";
 export * from "./approvals/review-notices";
 export * from "./callbacks/record-callback";
+export * from "./ingest/ingest-batch";

@@ -36,8 +36,11 @@ export async function startApprovalsHarness(
     config: {
       api: { public_url: PUBLIC_URL },
       channels: { console: { provider: "console" } },
-      approvals: { callback_url: "http://127.0.0.1:9/callbacks" },
       ...options.config,
+      approvals: {
+        callback_url: "http://127.0.0.1:9/callbacks",
+        ...(options.config?.approvals as Record<string, unknown> | undefined),
+      },
     },
   };
   const h = await startHarness(name, harnessOptions);
