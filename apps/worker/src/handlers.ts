@@ -16,6 +16,7 @@ import {
   deliverMessageJob,
   deliverMessagesJob,
   deliverySweeps,
+  expireHeldItemsSweep,
   ingestJobs,
   inlineDelivery,
   requeuePendingEventsSweep,
@@ -57,6 +58,7 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
     requeuePendingEventsSweep(deps),
     ...deliverySweeps(deps),
     closeDueDigestsSweep(deps),
+    expireHeldItemsSweep(deps),
   ];
   const deliver = deliverMessageJob({ ...deps, providers });
   const inline = deps.deliverInline

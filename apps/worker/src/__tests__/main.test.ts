@@ -38,10 +38,11 @@ describe("worker main", () => {
     try {
       const schedulers = await waitFor(async () => {
         const found = await queues.queue("scheduler").getJobSchedulers();
-        return found.length >= 6 && found;
+        return found.length >= 7 && found;
       }, 15_000);
       expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
         ["sweep-close-due-digests", 15_000],
+        ["sweep-expire-held-items", 30_000],
         ["sweep-expire-queued", 30_000],
         ["sweep-reclaim-leases", 30_000],
         ["sweep-report-dead-jobs", 300_000],

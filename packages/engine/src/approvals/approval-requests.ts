@@ -230,7 +230,7 @@ export async function decideApprovalRequestOnce(
 
 export async function recordCallback(
   tx: TransactionClient,
-  deps: ApprovalDeps,
+  deps: Pick<ApprovalDeps, "config" | "now">,
   request: ApprovalRequestRow,
   status: "approved" | "rejected" | "expired",
   jobs: BulkItem[],

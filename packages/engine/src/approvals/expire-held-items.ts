@@ -13,7 +13,11 @@ import { expiryOf } from "./decide-held-message";
 
 const BATCH = 200;
 
-export function expireHeldItemsSweep(deps: ApprovalDeps, every = 30_000): Sweep {
+export type ExpirySweepDeps = Pick<ApprovalDeps, "prisma" | "config" | "now" | "queues"> & {
+  logger: { warn(message: string, meta?: Record<string, unknown>): void };
+};
+
+export function expireHeldItemsSweep(deps: ExpirySweepDeps, every = 30_000): Sweep {
   return {
     name: "expire-held-items",
     every,
