@@ -13,7 +13,7 @@ export * from "./agents/agent-input";
 export * from "./agents/serialize-agent";
 export * from "./categories/categories-resource";
 export * from "./templates/templates-resource";
-export * from "./templates/preview-recipient";
+export * from "./templates/preview-template";
 export * from "./rules/rule-input";
 export * from "./rules/rules-resource";
 export * from "./recipients/serialize-recipient";
