@@ -1,6 +1,6 @@
 // Posts the message as signed JSON to the backend's URL (DECISIONS "Channels and providers").
 import { z } from "zod";
-import { postWithDeadline, statusFailure, transportFailure } from "./http";
+import { providerPost, statusFailure } from "./http";
 import { accepted, type Provider, type SendRequest } from "./provider";
 import { SIGNATURE_HEADER, signPayload } from "./webhook-signature";
 import { httpUrl, parseSettings, requiredSecret, timeoutMs, type ProviderSetup } from "./settings";
@@ -29,28 +29,21 @@ export function createWebhookProvider(setup: ProviderSetup): Provider {
   const settings = parseSettings(webhookSettings, setup);
   const secret = requiredSecret(setup, "secret");
   const { now, fetch: fetchFn = fetch } = setup.context;
+  const post = providerPost("webhook", fetchFn, settings.timeout_ms);
   return {
     name: "webhook",
-    async send(request) {
+    send(request) {
       const body = webhookBody(request);
       const timestamp = Math.floor(now().getTime() / 1000);
-      try {
-        const response = await postWithDeadline({
-          fetch: fetchFn,
-          url: settings.url,
-          headers: {
-            "Content-Type": "application/json",
-            "Idempotency-Key": request.messageId,
-            [SIGNATURE_HEADER]: signPayload(secret, body, timestamp),
-          },
-          body,
-          timeoutMs: settings.timeout_ms,
-        });
+      const headers = {
+        "Content-Type": "application/json",
+        "Idempotency-Key": request.messageId,
+        [SIGNATURE_HEADER]: signPayload(secret, body, timestamp),
+      };
+      return post({ url: settings.url, headers, body }, (response) => {
         if (response.status >= 200 && response.status < 300) return accepted();
         return statusFailure("webhook", response.status, response.headers, now());
-      } catch (error) {
-        return transportFailure("webhook", error, settings.timeout_ms);
-      }
+      });
     },
   };
 }
