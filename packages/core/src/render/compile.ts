@@ -3,13 +3,8 @@ import nunjucks from "nunjucks";
 import { getEnvironment } from "./environment";
 import { LruCache } from "./lru-cache";
 import { findUnsupported } from "./unsupported";
+import type { TemplateSourceError } from "./template-types";
 import { currentErrorLine, RENDER_TIME_LIMIT_MS, withRenderBudget } from "./render-budget";
-
-export interface TemplateSourceError {
-  /** 1-based line in the source, when nunjucks can tell. */
-  line: number | null;
-  message: string;
-}
 
 export type CompiledSource =
   { ok: true; template: nunjucks.Template } | { ok: false; error: TemplateSourceError };

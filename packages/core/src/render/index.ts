@@ -8,7 +8,8 @@ export {
   formatSourceError,
   COMPILE_CACHE_SIZE,
 } from "./compile";
-export type { TemplateSourceError, RenderedString, StringRenderOptions } from "./compile";
+export type { RenderedString, StringRenderOptions } from "./compile";
+export type { TemplateSourceError } from "./template-types";
 export { RENDER_TIME_LIMIT_MS, RENDER_MAX_ITEMS, RENDER_MAX_WIDTH } from "./render-budget";
 export * from "./render-template";
 export * from "./validate-template";

@@ -31,3 +31,10 @@ export interface RenderedContent {
 
 export const TEMPLATE_FIELDS = ["title", "body", "url", "thread"] as const;
 export type TemplateField = (typeof TEMPLATE_FIELDS)[number];
+
+/** Where a template's source is wrong: compiling or checking it. */
+export interface TemplateSourceError {
+  /** 1-based line in the source, when nunjucks can tell. */
+  line: number | null;
+  message: string;
+}

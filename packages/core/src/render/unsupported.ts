@@ -1,6 +1,6 @@
 import nunjucks from "nunjucks";
 import { jinjaNodes, LEFT_OUT_FILTERS } from "./jinja";
-import type { TemplateSourceError } from "./compile";
+import type { TemplateSourceError } from "./template-types";
 
 // What nunjucks would only notice while rendering, and maybe never (a branch not taken): refused
 // when a template is saved, with the line and the name (docs/templates.md, "Errors").
