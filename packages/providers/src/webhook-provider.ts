@@ -1,8 +1,7 @@
 // Posts the message as signed JSON to the backend's URL (DECISIONS "Channels and providers").
 import { z } from "zod";
-import { postWithDeadline, statusFailure, transportFailure } from "./http";
-import { accepted, type Provider, type SendRequest } from "./provider";
-import { SIGNATURE_HEADER, signPayload } from "./webhook-signature";
+import type { Provider, SendRequest } from "./provider";
+import { postSignedJson } from "./signed-json-post";
 import { httpUrl, parseSettings, requiredSecret, timeoutMs, type ProviderSetup } from "./settings";
 
 export const webhookSettings = z.object({
@@ -28,29 +27,19 @@ export function webhookBody(request: SendRequest): string {
 export function createWebhookProvider(setup: ProviderSetup): Provider {
   const settings = parseSettings(webhookSettings, setup);
   const secret = requiredSecret(setup, "secret");
-  const { now, fetch: fetchFn = fetch } = setup.context;
+  const { now, fetch } = setup.context;
   return {
     name: "webhook",
-    async send(request) {
-      const body = webhookBody(request);
-      const timestamp = Math.floor(now().getTime() / 1000);
-      try {
-        const response = await postWithDeadline({
-          fetch: fetchFn,
-          url: settings.url,
-          headers: {
-            "Content-Type": "application/json",
-            "Idempotency-Key": request.messageId,
-            [SIGNATURE_HEADER]: signPayload(secret, body, timestamp),
-          },
-          body,
-          timeoutMs: settings.timeout_ms,
-        });
-        if (response.status >= 200 && response.status < 300) return accepted();
-        return statusFailure("webhook", response.status, response.headers, now());
-      } catch (error) {
-        return transportFailure("webhook", error, settings.timeout_ms);
-      }
-    },
+    send: (request) =>
+      postSignedJson({
+        url: settings.url,
+        secret,
+        body: webhookBody(request),
+        idempotencyKey: request.messageId,
+        timeoutMs: settings.timeout_ms,
+        now,
+        label: "webhook",
+        fetch,
+      }),
   };
 }
