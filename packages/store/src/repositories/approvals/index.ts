@@ -1,2 +1,3 @@
 export * from "./approval-erasure";
 export * from "./callback-deliveries";
+export * from "./callback-sending";
