@@ -70,3 +70,8 @@ export * from "./digests/close-digest";
 export * from "./digests/close-digest-job";
 export * from "./digests/read-digests";
 export * from "./digests/send-digest-now";
+export * from "./callbacks/record-callback";
+export * from "./callbacks/callback-retry";
+export * from "./callbacks/send-callback";
+export * from "./callbacks/callback-sweeps";
+export * from "./callbacks/operator-callbacks";
