@@ -27,6 +27,7 @@ import { eventsRoutes } from "./routes/events-routes";
 import { evaluateRoutes } from "./routes/evaluate-routes";
 import { templatePreviewRoutes } from "./routes/templates-routes";
 import { digestsRoutes } from "./routes/digests-routes";
+import { callbacksRoutes } from "./routes/callbacks-routes";
 
 export interface ApiServices {
   config: SvcConfig;
@@ -84,6 +85,7 @@ export function buildApi(services: ApiServices): Express {
       messagesRoutes(router, deps);
       engagementRoutes(router, deps);
       digestsRoutes(router, deps);
+      callbacksRoutes(router, deps);
     },
   });
 }
