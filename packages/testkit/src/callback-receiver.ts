@@ -43,6 +43,7 @@ export class CallbackReceiver {
   /** Milliseconds to wait before answering (a slow receiver). */
   delayMs = 0;
   private statuses: number[] = [200];
+  private readonly delays = new Set<NodeJS.Timeout>();
   private server: Server = createServer((req, res) => void this.handle(req, res));
   url = "";
 
@@ -65,6 +66,7 @@ export class CallbackReceiver {
   }
 
   close(): Promise<void> {
+    for (const timer of this.delays) clearTimeout(timer); // a held answer never comes
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
@@ -78,7 +80,12 @@ export class CallbackReceiver {
     const verified = receiverAccepts(this.secret, raw, header, nowSeconds);
     const status = !verified ? 401 : this.statuses.length > 1 ? this.statuses.shift()! : this.statuses[0]!;
     this.posts.push({ raw, headers: req.headers, verified, status });
-    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    if (this.delayMs > 0) {
+      await new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(this.delays.delete(timer)), this.delayMs);
+        this.delays.add(timer);
+      });
+    }
     if (!res.destroyed) res.writeHead(status, { "content-type": "text/plain" }).end(String(status));
   }
 }
