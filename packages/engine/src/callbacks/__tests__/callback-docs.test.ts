@@ -108,17 +108,26 @@ const cases: [string, number, string, string, string, boolean][] = [
   ["an empty header", vector.t, vector.secret, vector.body, "", false],
 ];
 
-describe("the documented Node snippet", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-doc-node-"));
-  const file = path.join(dir, "verify.js");
-  fs.writeFileSync(file, codeBlock(section("### Verifying `Svc-Signature`"), "js"));
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const caseInput = () =>
+  JSON.stringify(cases.map(([, now, secret, body, header]) => [now, secret, body, header]));
 
-  it.each(cases)("%s", (_name, now, secret, body, header, accepted) => {
-    const { verifySvcSignature } = require(file) as {
-      verifySvcSignature: (secret: string, raw: Buffer, header: string, now: number) => boolean;
-    };
-    expect(verifySvcSignature(secret, Buffer.from(body, "utf8"), header, now)).toBe(accepted);
+describe("the documented Node snippet", () => {
+  it("gives the expected answer in every case", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-doc-node-"));
+    try {
+      const file = path.join(dir, "verify.js");
+      fs.writeFileSync(file, codeBlock(section("### Verifying `Svc-Signature`"), "js"));
+      const driver = [
+        `const { verifySvcSignature } = require(${JSON.stringify(file)});`,
+        'const input = JSON.parse(require("node:fs").readFileSync(0, "utf8"));',
+        'const answers = input.map(([now, secret, body, header]) => verifySvcSignature(secret, Buffer.from(body, "utf8"), header, now));',
+        "console.log(JSON.stringify(answers));",
+      ].join("\n");
+      const out = execFileSync(process.execPath, ["-e", driver], { input: caseInput(), encoding: "utf8" });
+      expect(JSON.parse(out)).toEqual(cases.map((c) => c[5]));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -130,8 +139,7 @@ describe("the documented Python snippet", () => {
       "import json, sys",
       "print(json.dumps([verify_svc_signature(c[1], c[2].encode(), c[3], now=c[0]) for c in json.load(sys.stdin)]))",
     ].join("\n");
-    const input = JSON.stringify(cases.map(([, now, secret, body, header]) => [now, secret, body, header]));
-    const out = execFileSync(PYTHON, ["-c", driver], { input, encoding: "utf8" });
+    const out = execFileSync(PYTHON, ["-c", driver], { input: caseInput(), encoding: "utf8" });
     expect(JSON.parse(out)).toEqual(cases.map((c) => c[5]));
   });
 });
