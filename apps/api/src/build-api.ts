@@ -27,6 +27,7 @@ import { eventsRoutes } from "./routes/events-routes";
 import { evaluateRoutes } from "./routes/evaluate-routes";
 import { templatePreviewRoutes } from "./routes/templates-routes";
 import { digestsRoutes } from "./routes/digests-routes";
+import { approvalsRoutes } from "./routes/approvals-routes";
 import { callbacksRoutes } from "./routes/callbacks-routes";
 
 export interface ApiServices {
@@ -79,6 +80,7 @@ export function buildApi(services: ApiServices): Express {
         now,
       );
       recipientsRoutes(router, deps);
+      approvalsRoutes(router, deps);
       recipientRightsRoutes(router, deps);
       eventsRoutes(router, deps);
       evaluateRoutes(router, deps);

@@ -16,6 +16,7 @@ import {
   deliverMessageJob,
   deliverMessagesJob,
   deliverySweeps,
+  expireHeldItemsSweep,
   ingestJobs,
   inlineDelivery,
   requeuePendingEventsSweep,
@@ -59,6 +60,7 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
     requeuePendingEventsSweep(deps),
     ...deliverySweeps(deps),
     closeDueDigestsSweep(deps),
+    expireHeldItemsSweep(deps),
     requeueCallbacksSweep(deps),
   ];
   const deliver = deliverMessageJob({ ...deps, providers });

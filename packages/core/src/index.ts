@@ -7,3 +7,4 @@ export * from "./render";
 export * from "./policy";
 export * from "./text";
 export * from "./queue-names";
+export * from "./approvals";

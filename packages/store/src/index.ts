@@ -5,7 +5,14 @@ export { createPrisma, pgPoolOf, pingDatabase } from "./client";
 export type { CreatePrismaOptions } from "./client";
 export { $transaction, isTransactionClient, isRetryableTransactionError } from "./transaction";
 export type { TransactionClient, PrismaClientOrTransaction, TransactionOptions } from "./transaction";
-export { lockRecipient, advisoryXactLock, advisoryLockKey, advisoryLockKeySql, LockNamespace } from "./locks";
+export {
+  lockRecipient,
+  lockAgentHolds,
+  advisoryXactLock,
+  advisoryLockKey,
+  advisoryLockKeySql,
+  LockNamespace,
+} from "./locks";
 export {
   migrate,
   pendingMigrations,

@@ -7,6 +7,8 @@ import { isTransactionClient, type PrismaClientOrTransaction, type TransactionCl
  */
 export const LockNamespace = {
   recipient: 1,
+  /** An agent's held items, counted against approvals.max_pending_per_agent. */
+  agentHolds: 2,
 } as const;
 export type LockNamespace = (typeof LockNamespace)[keyof typeof LockNamespace];
 
@@ -33,6 +35,11 @@ export async function advisoryXactLock(
 /** Serialises per-recipient decisions: call first thing inside the transaction. */
 export function lockRecipient(tx: TransactionClient, recipientKey: string): Promise<void> {
   return advisoryXactLock(tx, LockNamespace.recipient, recipientKey);
+}
+
+/** Serialises the checks of an agent's cap on held items (taken after any recipient lock). */
+export function lockAgentHolds(tx: TransactionClient, agentKey: string): Promise<void> {
+  return advisoryXactLock(tx, LockNamespace.agentHolds, agentKey);
 }
 
 /** SQL for advisoryLockKey(namespace, <text expression>), so a statement can lock rows it reads. */

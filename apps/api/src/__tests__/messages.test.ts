@@ -82,6 +82,7 @@ describe("POST /v1/messages", () => {
       expires_at: null,
       approval_expires_at: null,
       reviewed_by: null,
+      reviewed_by_key_id: null,
       reviewed_at: null,
       screening: null,
       created_at: NOW.toISOString(),

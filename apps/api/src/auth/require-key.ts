@@ -24,6 +24,8 @@ export function requireKey(deps: {
     if (scopes.includes("admin") && principal.agentKey) {
       throw new AppError("forbidden", "agent-bound keys cannot use admin endpoints");
     }
+    if (operation.agentKeysRefused && principal.agentKey)
+      throw new AppError("forbidden", operation.agentKeysRefused);
     // Any one listed scope is enough (OpenAPI: alternative security requirements).
     if (scopes.length > 0 && !scopes.some((scope) => hasScope(principal, scope))) {
       throw new AppError(

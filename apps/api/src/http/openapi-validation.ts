@@ -19,6 +19,11 @@ export interface OperationInfo {
   requiresKey: boolean;
   /** Scopes listed for bearerAuth (any one requirement set satisfying is the OpenAPI rule). */
   scopes: string[];
+  /**
+   * `x-svc-agent-keys: <why>`: agent-bound keys are refused (403 with this detail) before the
+   * request is validated, whatever its body (docs/api.md "Agent-bound keys").
+   */
+  agentKeysRefused: string | null;
 }
 
 const ROUTE_MATCHING = ["pathParamsMiddleware", "metadataMiddleware"];
@@ -67,7 +72,7 @@ export function openApiMiddlewares(
 interface OpenApiRequestMetadata {
   openApiRoute: string;
   pathParams: Record<string, string>;
-  schema: { operationId?: string; security?: SecurityRequirement[] };
+  schema: { operationId?: string; security?: SecurityRequirement[]; "x-svc-agent-keys"?: unknown };
 }
 
 type WithOpenApi = { openapi?: OpenApiRequestMetadata; params: Record<string, string> };
@@ -128,6 +133,8 @@ function describeOperation(doc: OpenApiDocument): RequestHandler {
       security,
       requiresKey: security.length > 0 && security.every((req) => Object.keys(req).length > 0),
       scopes: [...new Set(security.flatMap((req) => req.bearerAuth ?? []))],
+      agentKeysRefused:
+        typeof meta.schema["x-svc-agent-keys"] === "string" ? meta.schema["x-svc-agent-keys"] : null,
     };
   };
   return (req, res, next) => {

@@ -2,6 +2,7 @@ import type { Router } from "express";
 import type { SvcConfig } from "@svc/config";
 import {
   cancelMessage,
+  decideMessageByKey,
   getMessage,
   listMessages,
   sendMessage,
@@ -12,6 +13,7 @@ import type { Logger } from "@svc/log";
 import type { Queues } from "@svc/queue";
 import type { PrismaClient } from "@svc/store";
 import { principalOf } from "../auth/require-key";
+import { reasonOf } from "./approvals-routes";
 
 export interface MessagesRouteDeps {
   prisma: PrismaClient;
@@ -34,5 +36,20 @@ export function messagesRoutes(router: Router, deps: MessagesRouteDeps): void {
   });
   router.post("/v1/messages/:id/cancel", async (req, res) => {
     res.json(await cancelMessage(deps, principalOf(res), req.params.id as string));
+  });
+  router.post("/v1/messages/:id/approve", async (req, res) => {
+    const comment = reasonOf(req.body);
+    res.json(
+      await decideMessageByKey(deps, principalOf(res), req.params.id as string, {
+        action: "approve",
+        comment,
+      }),
+    );
+  });
+  router.post("/v1/messages/:id/reject", async (req, res) => {
+    const reason = reasonOf(req.body);
+    res.json(
+      await decideMessageByKey(deps, principalOf(res), req.params.id as string, { action: "reject", reason }),
+    );
   });
 }

@@ -42,6 +42,7 @@ describe("worker main", () => {
       }, 15_000);
       expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
         ["sweep-close-due-digests", 15_000],
+        ["sweep-expire-held-items", 30_000],
         ["sweep-expire-queued", 30_000],
         ["sweep-reclaim-leases", 30_000],
         ["sweep-report-dead-jobs", 300_000],

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import nunjucks from "nunjucks";
 import { getEnvironment } from "./environment";
 import { LruCache } from "./lru-cache";
+import { findUnsupported } from "./unsupported";
 import { currentErrorLine, RENDER_TIME_LIMIT_MS, withRenderBudget } from "./render-budget";
 
 export interface TemplateSourceError {
@@ -25,13 +26,6 @@ export const COMPILE_CACHE_SIZE = 1000;
 
 // Rendering is the hot path and the same few templates come back all the time.
 const compiled = new LruCache<string, CompiledSource>(COMPILE_CACHE_SIZE);
-
-const UNSUPPORTED_TAGS: [string, string][] = [
-  ["Extends", "extends"],
-  ["Include", "include"],
-  ["Import", "import"],
-  ["FromImport", "from ... import"],
-];
 
 /** Jinja2 reads templates with newlines normalised to `\n` and drops one trailing newline. */
 export function normaliseSource(source: string): string {
@@ -60,23 +54,6 @@ function compileUncached(source: string, html: boolean): CompiledSource {
   } catch (e) {
     return { ok: false, error: describeCompileError(e, source) };
   }
-}
-
-// What nunjucks would only notice while rendering, and maybe never (a branch not taken).
-function findUnsupported(source: string, env: nunjucks.Environment): TemplateSourceError | null {
-  const ast = nunjucks.parser.parse(source, [], env.opts);
-  for (const [nodeType, tag] of UNSUPPORTED_TAGS) {
-    const [node] = ast.findAll(nunjucks.nodes[nodeType]);
-    if (node)
-      return { line: node.lineno + 1, message: `${tag} is not supported: templates are self-contained` };
-  }
-  for (const filter of ast.findAll(nunjucks.nodes.Filter)) {
-    const name: unknown = filter.name?.value;
-    if (typeof name === "string" && !Object.hasOwn(env.filters, name)) {
-      return { line: filter.lineno + 1, message: `unknown filter: ${name}` };
-    }
-  }
-  return null;
 }
 
 function describeCompileError(e: unknown, source: string): TemplateSourceError {

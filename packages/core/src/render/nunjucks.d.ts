@@ -12,9 +12,12 @@ declare module "nunjucks" {
       constructor(loader?: null, opts?: EnvironmentOptions);
       opts: EnvironmentOptions;
       filters: Record<string, (...args: any[]) => unknown>;
+      tests: Record<string, (...args: any[]) => unknown>;
       addGlobal(name: string, value: unknown): this;
       addFilter(name: string, fn: (...args: any[]) => unknown): this;
       getFilter(name: string): (...args: any[]) => unknown;
+      addTest(name: string, fn: (...args: any[]) => unknown): this;
+      addExtension(name: string, extension: object): this;
     }
     class Template {
       constructor(src: string, env?: Environment, path?: string, eagerCompile?: boolean);
@@ -27,10 +30,13 @@ declare module "nunjucks" {
       findAll(type: unknown): AstNode[];
       [field: string]: any;
     }
-    function installJinjaCompat(): () => void;
     const runtime: Record<string, any>;
     const compiler: { Compiler: { prototype: Record<string, any> } };
-    const parser: { parse(src: string, extensions?: unknown[], opts?: EnvironmentOptions): AstNode };
+    const parser: {
+      parse(src: string, extensions?: unknown[], opts?: EnvironmentOptions): AstNode;
+      Parser: { prototype: Record<string, any> };
+    };
+    const lexer: Record<string, any>;
     const nodes: Record<string, unknown>;
   }
   export = nunjucks;

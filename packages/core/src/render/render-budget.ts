@@ -5,6 +5,8 @@
 export const RENDER_TIME_LIMIT_MS = 500;
 export const RENDER_MAX_ITEMS = 10_000;
 export const RENDER_MAX_WIDTH = 10_000;
+/** Characters or items one `*` repetition may build. */
+export const RENDER_MAX_REPEAT = 1_000_000;
 
 export class RenderLimitError extends Error {
   constructor(detail: string) {
@@ -50,6 +52,11 @@ export function tick(): void {
     // A time-out is about the whole render, not the line it happened to stop at.
     throw new RenderLimitError(`took longer than ${current.timeLimitMs} ms`);
   }
+}
+
+/** Sizes a template asks for (widths, repeat counts, batch sizes) go up to RENDER_MAX_WIDTH. */
+export function checkSize(what: string, size: number): void {
+  if (Math.abs(size) > RENDER_MAX_WIDTH) throw new RenderLimitError(`${what} above ${RENDER_MAX_WIDTH}`);
 }
 
 export function chargeItems(count: number): void {

@@ -47,6 +47,11 @@ describe("validateTemplate", () => {
       "locales.en.channels.push.thread: line 2: include is not supported: templates are self-contained",
     ],
     [
+      { locales: { en: { title: "t", body: "ok\n{% if data.n is divisible_by 3 %}x{% endif %}" } } },
+      ["locales", "en", "body"],
+      "locales.en.body: line 2: unknown test: divisible_by",
+    ],
+    [
       { locales: { en: { ...en, channels: { push: "x" } } } },
       ["locales", "en", "channels", "push"],
       "locales.en.channels.push: must be an object",

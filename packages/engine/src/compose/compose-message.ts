@@ -6,9 +6,11 @@ import {
   type MessageRow,
   type TransactionClient,
 } from "@svc/store";
+import { announceHeldItems, heldMessageNotice } from "../approvals/review-notices";
 import type { ComposeDeps, ComposeRequest, ComposeResult } from "./compose-types";
 import { readCompositionRows, type CompositionRows } from "./composition-rows";
 import { findDuplicate } from "./find-duplicate";
+import type { MessageContent } from "./message-content";
 import { messageRowOf } from "./message-row";
 import { assertReferences, capsOf, policyContextOf } from "./policy-context";
 import { historyQueryFor, policyHistoryOf, readPolicyHistory } from "./policy-history";
@@ -28,12 +30,12 @@ export async function composeMessage(
 ): Promise<ComposeResult> {
   const now = deps.now();
   const original = await findDuplicate(tx, request, now);
-  if (original && !request.dryRun) return { message: original, duplicate: true };
+  if (original && !request.dryRun) return { message: original, duplicate: true, notices: [] };
 
   const rows = await readCompositionRows(tx, request);
   const decided = await decideMessage(tx, deps, request, rows, { duplicateOf: original?.id ?? null });
   const { row } = decided;
-  if (request.dryRun) return { message: row, duplicate: original !== null };
+  if (request.dryRun) return { message: row, duplicate: original !== null, notices: [] };
 
   // The recipient lock serialises composes of one person, which covers dedup keys. Idempotency
   // keys span people (same key, another recipient: a different body), so a concurrent insert can
@@ -42,10 +44,14 @@ export async function composeMessage(
   if (!inserted) {
     const taken = await findDuplicate(tx, request, now);
     if (!taken) throw new Error(`message ${row.id}: a unique key was taken, but no original was found`);
-    return { message: taken, duplicate: true };
+    return { message: taken, duplicate: true, notices: [] };
   }
   if (decided.fatigue) await saveFatigueState(tx, row.recipient_id, row.category, decided.fatigue, now);
-  return { message: inserted, duplicate: false };
+  const notices =
+    inserted.status === "pending_approval"
+      ? await announceHeldItems(tx, deps, [heldMessageNotice(inserted, rows.agent)])
+      : [];
+  return { message: inserted, duplicate: false, notices };
 }
 
 export interface DecidedMessage {
@@ -60,6 +66,12 @@ export interface DecideOptions {
   duplicateOf: string | null;
   /** Rows decided earlier in this transaction and not written yet; the limits count them too. */
   planned?: readonly (HistoryRow & { recipient_id: string })[];
+  /**
+   * The re-check of a message a reviewer approved (docs/approvals.md "Approving a held message"):
+   * it keeps its id and the content the reviewer saw, has no second rule delay and no second
+   * approval, and does not count against its own limits.
+   */
+  approved?: { messageId: string; content: MessageContent };
 }
 
 /**
@@ -82,8 +94,10 @@ export async function decideMessage(
     categoryCaps: capsOf(category.frequency_caps),
     agentCaps: agent ? capsOf(agent.frequency_caps) : [],
   });
+  const approved = options.approved ?? null;
+  if (query && approved) query.excludeMessageId = approved.messageId;
   const history = policyHistoryOf(query, await readPolicyHistory(tx, query, options.planned));
-  const id = newId("message", now.getTime());
+  const id = approved?.messageId ?? newId("message", now.getTime());
   const loaded = policyContextOf({
     config: deps.config,
     now,
@@ -93,6 +107,10 @@ export async function decideMessage(
     history,
     duplicateOf: options.duplicateOf,
   });
+  if (approved) {
+    loaded.ctx.message.approved = true;
+    loaded.ctx.render = () => ({ ok: true, content: approved.content });
+  }
   const decision = await decidePolicy(loaded.ctx);
   return { row: messageRowOf(id, now, request, loaded, decision), fatigue: decision.fatigue ?? null };
 }

@@ -67,6 +67,8 @@ export interface ComposeResult {
    * dry run the returned row is the unsaved decision (`suppressed` / `duplicate`).
    */
   duplicate: boolean;
+  /** `svc.approval_requested` events written for a held message: ingest them after the commit. */
+  notices: string[];
 }
 
 export type { Principal, TransactionClient };

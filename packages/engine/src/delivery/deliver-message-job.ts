@@ -61,7 +61,13 @@ export function storedLinkSource(prisma: PrismaClient, config: SvcConfig): Deliv
   );
   return async (message, now) => {
     if (!config.secrets.secretKey)
-      return { preferences_url: null, unsubscribe_url: null, one_click_url: null, tracking_token: null };
+      return {
+        preferences_url: null,
+        unsubscribe_url: null,
+        one_click_url: null,
+        tracking_token: null,
+        review_url: null,
+      };
     return batcher.add({ message, now });
   };
 }

@@ -1,5 +1,6 @@
 import {
   absoluteLinkUrl,
+  linkPlaceholder,
   linkTokenHash,
   messageLinkTokens,
   newLinkNonce,
@@ -7,7 +8,13 @@ import {
   preferenceToken,
   unsubscribePath,
 } from "@svc/core";
-import { createPreferenceTokens, storeLinkHashesAndReadNonces, type PrismaClient } from "@svc/store";
+import {
+  createPreferenceTokens,
+  reviewLinksOfNotifications,
+  storeLinkHashesAndReadNonces,
+  type PrismaClient,
+} from "@svc/store";
+import { reviewPath, reviewToken } from "../approvals/review-notices";
 import type { DeliveryLinkValues } from "./delivery-types";
 
 // `deliveryLinks` (links/link-tokens.ts) for many messages at once: the same tokens and stored
@@ -19,7 +26,18 @@ export interface LinkOptions {
   publicUrl: string | null;
 }
 
-type LinkMessage = { id: string; link_nonce: string; recipient_id: string };
+type LinkMessage = { id: string; link_nonce: string; recipient_id: string; content: unknown };
+
+const REVIEW_PLACEHOLDER = linkPlaceholder("review_url");
+
+// Only notifications of held items carry the review placeholder (from `data.review_url`).
+const mentionsReviewLink = (message: LinkMessage) =>
+  message.content !== null && JSON.stringify(message.content).includes(REVIEW_PLACEHOLDER);
+
+function reviewUrl(options: LinkOptions, link: { id: string; nonce: string } | undefined): string | null {
+  if (!link) return null;
+  return absoluteLinkUrl(options.publicUrl, reviewPath(reviewToken(options.secretKey, link.id, link.nonce)));
+}
 
 export async function batchDeliveryLinks(
   prisma: PrismaClient,
@@ -55,6 +73,10 @@ export async function batchDeliveryLinks(
     for (const row of await createPreferenceTokens(prisma, fresh, now))
       nonceOf.set(row.recipient_id, row.nonce);
   }
+  const reviewLinks = await reviewLinksOfNotifications(
+    prisma,
+    messages.filter(mentionsReviewLink).map((m) => m.id),
+  );
   return messages.map((message, i) => {
     const nonce = nonceOf.get(message.recipient_id);
     // The person was erased meanwhile (cascade): the re-check stops the message anyway.
@@ -65,6 +87,7 @@ export async function batchDeliveryLinks(
       unsubscribe_url: absoluteLinkUrl(options.publicUrl, preferencesPath(token.unsubscribe)),
       one_click_url: absoluteLinkUrl(options.publicUrl, unsubscribePath(token.unsubscribe)),
       tracking_token: token.tracking,
+      review_url: reviewUrl(options, reviewLinks.get(message.id)),
     };
   });
 }

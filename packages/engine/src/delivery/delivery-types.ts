@@ -11,6 +11,8 @@ export interface DeliveryLinkValues {
   /** The RFC 8058 one-click POST target (List-Unsubscribe). */
   one_click_url: string | null;
   tracking_token: string | null;
+  /** A reviewer's link to the held item this notification is about (docs/approvals.md "Review links"). */
+  review_url: string | null;
 }
 
 /** Computes a message's live link values (and stores their lookup hashes); raw tokens are never stored. */

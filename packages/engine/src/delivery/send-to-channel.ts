@@ -71,6 +71,7 @@ function providerContent(deps: Pick<DeliveryDeps, "config">, input: ChannelTryIn
   const urls = {
     preferences_url: input.links.preferences_url,
     unsubscribe_url: input.allowUnsubscribe ? input.links.unsubscribe_url : null,
+    review_url: input.links.review_url,
   };
   // E-mail bodies are rendered with HTML autoescape (DECISIONS "Templates"): that is the HTML part.
   const html = isEmailChannel(deps.config, input.channel);

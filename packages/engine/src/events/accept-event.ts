@@ -18,6 +18,8 @@ import {
   recipientExternalId,
   type EventInput,
 } from "./event-input";
+import type { SvcConfig } from "@svc/config";
+import { assertAgentBelowHoldCap } from "../approvals/pending-cap";
 import { profileChanges } from "./inline-profile";
 import { commitEvents, type CommitEventsDeps } from "./commit-events";
 import type { EventBatcher } from "./event-batcher";
@@ -25,6 +27,8 @@ import { pendingEventView, serializeEvent, type EventView } from "./serialize-ev
 
 export interface AcceptEventDeps extends CommitEventsDeps {
   now: () => Date;
+  /** approvals.max_pending_per_agent: an agent at its cap of held items is refused (429). */
+  config: Pick<SvcConfig, "approvals">;
   /** Groups concurrent accepts into one INSERT and one bulk enqueue; without it each commits alone. */
   eventBatcher?: EventBatcher;
 }
@@ -59,6 +63,8 @@ export async function acceptEvent(
     if (original) return { event: serializeEvent(original), duplicate: true };
   }
   if (guardStoredProfile) await assertProfileUnchanged(prisma, externalId, profile);
+  // Any event of an agent may hold a message: at its cap of held items it must wait (docs/approvals.md).
+  if (principal.agentKey) await assertAgentBelowHoldCap(prisma, deps, principal.agentKey);
 
   const now = deps.now();
   const row: NewEvent = {

@@ -11,7 +11,8 @@ import {
 } from "@svc/store";
 import { enqueueFollowUps } from "./follow-ups";
 import type { FollowUps, IngestDeps } from "./ingest-types";
-import { composeRuleMessage, ruleComposeRequest } from "./rule-message";
+import { composeMessage } from "../compose/compose-message";
+import { outcomeOfMessage, outcomeOfMissingReference, ruleComposeRequest } from "./rule-message";
 
 // Ingest composes each fired rule inline (one hop less per event). `apply-policy` stays as the
 // catalog's way to (re)compose one (event, rule) on its own, e.g. re-driven by an operator: the
@@ -43,11 +44,26 @@ export async function applyPolicy(
     if (!rule || rule.digest !== null) return { status: "skipped", reason: "rule_gone" } as const;
 
     const now = deps.now();
-    const { outcome, message } = await composeRuleMessage(
-      tx,
-      { config: deps.config, now: () => now },
-      ruleComposeRequest(event, rule, event.recipient_id),
-    );
+    const followUps: FollowUps = { deliveries: [], digests: [], notices: [] };
+    let outcome: EventRuleOutcome;
+    try {
+      const composed = await composeMessage(
+        tx,
+        { config: deps.config, now: () => now },
+        ruleComposeRequest(event, rule, event.recipient_id),
+      );
+      const { message } = composed;
+      outcome = outcomeOfMessage(ruleKey, message, true);
+      followUps.notices.push(...composed.notices);
+      if (message.status === "queued")
+        followUps.deliveries.push({
+          messageId: message.id,
+          generation: message.generation,
+          sendAt: message.send_at,
+        });
+    } catch (error) {
+      outcome = outcomeOfMissingReference(ruleKey, error);
+    }
     await updateOutcome(tx, eventId, {
       rule_key: ruleKey,
       matched: true,
@@ -56,14 +72,6 @@ export async function applyPolicy(
       message_id: outcome.message_id ?? null,
       digest_id: null,
     });
-    const followUps: FollowUps = { deliveries: [], digests: [] };
-    if (message?.status === "queued") {
-      followUps.deliveries.push({
-        messageId: message.id,
-        generation: message.generation,
-        sendAt: message.send_at,
-      });
-    }
     return { status: "composed", outcome, followUps } as const;
   });
 }

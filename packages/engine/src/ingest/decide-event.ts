@@ -25,7 +25,7 @@ import type { IngestConfig } from "./ingest-config-cache";
 import type { IngestReads } from "./ingest-reads";
 import type { FollowUps, IngestDeps } from "./ingest-types";
 import { joinDigest } from "./join-digest";
-import { ruleComposeRequest } from "./rule-message";
+import { outcomeOfMessage, outcomeOfMissingReference, ruleComposeRequest } from "./rule-message";
 
 // The one decision of an event (docs/events.md "What happens to an event"), for ingest and for the
 // dry run alike: the person (the inline profile applied, or a bare profile made), the rules that
@@ -64,6 +64,8 @@ export interface EventDecision {
   messages: MessageRow[];
   /** The fatigue state each category is left in by those messages. */
   fatigue: Map<string, FatigueState>;
+  /** The reporting agent's row (its reviewers are told of messages it holds). */
+  agent: AgentRow | null;
   followUps: FollowUps;
 }
 
@@ -98,7 +100,8 @@ export async function decideEvent(
     outcomes: [],
     messages: [],
     fatigue: new Map(),
-    followUps: { deliveries: [], digests: [] },
+    agent,
+    followUps: { deliveries: [], digests: [], notices: [] },
   };
   const context: RuleContext = { tx, deps, reads, event, now, options, recipient, agent, config, decision };
   for (const match of matches) decision.outcomes.push(await outcomeOf(context, match));
@@ -184,33 +187,24 @@ async function messageOutcome(context: RuleContext, rule: RuleRow): Promise<Even
     if (decided.fatigue) decision.fatigue.set(decided.row.category, decided.fatigue);
     return messageOutcomeOf(rule, decided.row, decision, true);
   } catch (error) {
-    // A category gone since matching is the rule's misconfiguration; a deleted agent is reported.
-    if (!(error instanceof ComposeReferenceError) || error.reference === "recipient") throw error;
-    return {
-      rule: rule.key,
-      matched: true,
-      reason: error.reference === "agent" ? "agent_deleted" : "misconfigured",
-    };
+    return outcomeOfMissingReference(rule.key, error);
   }
 }
 
-/** The outcome of a composed message: its status, id (not in a dry run) and reason when it has one. */
+/** The message's outcome; a stored queued message is also a delivery to enqueue after the commit. */
 function messageOutcomeOf(
   rule: RuleRow,
   message: MessageRow,
   decision: EventDecision,
   stored: boolean,
 ): EventRuleOutcome {
-  const outcome: EventRuleOutcome = { rule: rule.key, matched: true, status: message.status };
-  if (stored) outcome.message_id = message.id;
-  if (message.status_reason !== null) outcome.reason = message.status_reason;
   if (stored && message.status === "queued")
     decision.followUps.deliveries.push({
       messageId: message.id,
       generation: message.generation,
       sendAt: message.send_at,
     });
-  return outcome;
+  return outcomeOfMessage(rule.key, message, stored);
 }
 
 /** The category's fatigue state: as an earlier message of this event left it, else as stored. */

@@ -1,5 +1,6 @@
 import type { BulkItem, Queues } from "@svc/queue";
 import { deliveryJobsFor } from "../delivery/delivery-jobs";
+import { ingestJobFor } from "../events/commit-events";
 import { openDigestsAmong, outcomesWithResults, queuedMessagesAmong, type PrismaClient } from "@svc/store";
 import type { FollowUps } from "./ingest-types";
 
@@ -8,7 +9,8 @@ import type { FollowUps } from "./ingest-types";
  * (one job, not one per message); later ones wait as their own delayed `deliver-message` job.
  * `close-digest` runs at `closes_at` under the digest's stable job id; a digest that reached
  * `send_after` gets a second job id that runs now, since BullMQ ignores an add whose id (the
- * delayed one) still exists. Closing twice is a no-op for the closer.
+ * delayed one) still exists. Closing twice is a no-op for the closer. Notices of held messages
+ * (`svc.approval_requested`) go as one ingest job.
  */
 export async function enqueueFollowUps(
   queues: Pick<Queues, "enqueueBulk">,
@@ -24,6 +26,7 @@ export async function enqueueFollowUps(
       payload: { messageId: d.messageId, generation: d.generation },
       opts: { sendAt: d.sendAt },
     })),
+    ...(followUps.notices.length > 0 ? [ingestJobFor(followUps.notices)] : []),
     ...followUps.digests.map((d): BulkItem<"close-digest"> => ({
       name: "close-digest",
       payload: { digestId: d.digestId },
@@ -58,5 +61,7 @@ export async function followUpsOfProcessed(
       closesAt: d.closes_at,
       full: d.closes_at.getTime() <= now.getTime(),
     })),
+    // Notices of held messages are events: the pending-events sweep ingests any whose job was lost.
+    notices: [],
   };
 }

@@ -97,6 +97,6 @@ async function ingestLocked(
       results.set(id, processedResult(decision));
     }
   }
-  await writeDecisions(tx, now, decisions);
+  await writeDecisions(tx, deps, now, decisions);
   return results;
 }

@@ -68,11 +68,12 @@ export function createIngestBatcher(
       await Promise.all(batch.map((w) => ingestAlone(deps, w)));
       return;
     }
-    const followUps: FollowUps = { deliveries: [], digests: [] };
+    const followUps: FollowUps = { deliveries: [], digests: [], notices: [] };
     for (const result of results.values()) {
       if (result.status !== "processed") continue;
       followUps.deliveries.push(...result.followUps.deliveries);
       followUps.digests.push(...result.followUps.digests);
+      followUps.notices.push(...result.followUps.notices);
     }
     try {
       await enqueueFollowUps(deps.queues, followUps, deps.now());

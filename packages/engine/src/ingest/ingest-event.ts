@@ -54,7 +54,7 @@ export async function ingestEvent(deps: IngestDeps, eventId: string): Promise<In
         snapshot.event,
         now,
       );
-      await writeDecisions(tx, now, [decision]);
+      await writeDecisions(tx, deps, now, [decision]);
       return processedResult(decision);
     },
     INGEST_TRANSACTION_OPTIONS,

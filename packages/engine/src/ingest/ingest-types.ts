@@ -15,6 +15,8 @@ export interface IngestDeps {
 export interface FollowUps {
   deliveries: { messageId: string; generation: number; sendAt: Date }[];
   digests: DigestJoin[];
+  /** `svc.approval_requested` events written for held messages, to ingest (docs/approvals.md). */
+  notices: string[];
 }
 
 export type IngestResult =

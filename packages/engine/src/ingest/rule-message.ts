@@ -1,8 +1,7 @@
 import type { EventRuleOutcome } from "@svc/core";
-import type { EventRow, MessageRow, RuleRow, TransactionClient } from "@svc/store";
+import type { EventRow, MessageRow, RuleRow } from "@svc/store";
 import { ComposeReferenceError } from "../compose/compose-errors";
-import { composeMessage } from "../compose/compose-message";
-import type { ComposeDeps, ComposeRequest } from "../compose/compose-types";
+import type { ComposeRequest } from "../compose/compose-types";
 
 export type RuleEvent = Pick<
   EventRow,
@@ -45,32 +44,26 @@ export function ruleComposeRequest(
   };
 }
 
-export interface RuleMessageOutcome {
-  outcome: EventRuleOutcome;
-  /** The stored (or, in a dry run, decided) message; null when none could be composed. */
-  message: MessageRow | null;
+/**
+ * The outcome of a fired rule whose message was composed (docs/events.md "Outcomes"): its
+ * `status`, `message_id` (not in a dry run) and the message's `status_reason` as `reason`.
+ */
+export function outcomeOfMessage(ruleKey: string, message: MessageRow, stored: boolean): EventRuleOutcome {
+  const outcome: EventRuleOutcome = { rule: ruleKey, matched: true, status: message.status };
+  if (stored) outcome.message_id = message.id;
+  if (message.status_reason !== null) outcome.reason = message.status_reason;
+  return outcome;
 }
 
 /**
- * Composes the message of one fired rule and its outcome entry (SPEC 7.2): `status`,
- * `message_id` and the message's `status_reason` as `reason` (absent when null). A category or
- * agent that vanished since matching reports `misconfigured` / `agent_deleted`.
+ * The outcome of a fired rule whose message could not be composed: a category gone since matching
+ * is the rule's misconfiguration, a deleted agent is reported. Anything else is rethrown.
  */
-export async function composeRuleMessage(
-  tx: TransactionClient,
-  deps: ComposeDeps,
-  request: ComposeRequest,
-): Promise<RuleMessageOutcome> {
-  const ruleKey = request.rule!.key;
-  try {
-    const { message } = await composeMessage(tx, deps, request);
-    const outcome: EventRuleOutcome = { rule: ruleKey, matched: true, status: message.status };
-    if (!request.dryRun) outcome.message_id = message.id;
-    if (message.status_reason !== null) outcome.reason = message.status_reason;
-    return { outcome, message };
-  } catch (error) {
-    if (!(error instanceof ComposeReferenceError) || error.reference === "recipient") throw error;
-    const reason = error.reference === "agent" ? "agent_deleted" : "misconfigured";
-    return { outcome: { rule: ruleKey, matched: true, reason }, message: null };
-  }
+export function outcomeOfMissingReference(ruleKey: string, error: unknown): EventRuleOutcome {
+  if (!(error instanceof ComposeReferenceError) || error.reference === "recipient") throw error;
+  return {
+    rule: ruleKey,
+    matched: true,
+    reason: error.reference === "agent" ? "agent_deleted" : "misconfigured",
+  };
 }

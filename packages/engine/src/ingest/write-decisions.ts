@@ -1,11 +1,17 @@
 import type { EventRuleOutcome, MessageStatus } from "@svc/core";
 import { saveFatigueState, writeIngestedEvents, type OutcomeWrite, type TransactionClient } from "@svc/store";
+import { announceHeldItems, heldMessageNotice, type NoticeDeps } from "../approvals/review-notices";
 import type { EventDecision } from "./decide-event";
 import type { IngestResult } from "./ingest-types";
 
-/** Writes decided events in one statement (messages, outcomes, `processed`), then the fatigue they leave. */
+/**
+ * Writes decided events in one statement (messages, outcomes, `processed`), then the fatigue they
+ * leave and the reviewers' notices of messages held for approval (their event ids join the
+ * decision's follow-ups).
+ */
 export async function writeDecisions(
   tx: TransactionClient,
+  deps: NoticeDeps,
   now: Date,
   decisions: readonly EventDecision[],
 ): Promise<void> {
@@ -22,6 +28,11 @@ export async function writeDecisions(
   for (const decision of decisions) {
     for (const [category, state] of decision.fatigue)
       await saveFatigueState(tx, decision.recipientId, category, state, now);
+    const held = decision.messages.filter((m) => m.status === "pending_approval");
+    if (held.length > 0) {
+      const items = held.map((message) => heldMessageNotice(message, decision.agent));
+      decision.followUps.notices.push(...(await announceHeldItems(tx, deps, items)));
+    }
   }
 }
 

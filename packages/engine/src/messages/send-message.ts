@@ -13,6 +13,8 @@ import { ComposeReferenceError } from "../compose/compose-errors";
 import { composeMessage } from "../compose/compose-message";
 import type { EngineDeps } from "../deps";
 import { validationError } from "../shared/validation";
+import { assertAgentMayHold } from "../approvals/pending-cap";
+import { ingestJobFor } from "../events/commit-events";
 import { loadMessageFor } from "./load-message";
 import { requestHash } from "../shared/canonical-json";
 import { serializeMessage, type MessageView } from "./serialize-message";
@@ -29,7 +31,7 @@ export interface SendMessageInput {
   idempotency_key?: string | null;
 }
 
-export type SendMessageDeps = EngineDeps & { queues: Pick<Queues, "enqueue"> };
+export type SendMessageDeps = EngineDeps & { queues: Pick<Queues, "enqueue" | "enqueueBulk"> };
 
 // The policy transaction waits for the recipient's lock behind concurrent sends to that person.
 const TRANSACTION = { timeout: 10_000, maxWait: 5_000 };
@@ -51,7 +53,7 @@ export async function sendMessage(
     deps.prisma,
     async (tx) => {
       await lockRecipient(tx, recipientId);
-      return composeMessage(tx, deps, {
+      const composed = await composeMessage(tx, deps, {
         recipientId,
         template: input.template,
         category: input.category,
@@ -68,6 +70,10 @@ export async function sendMessage(
         requestHash: requestHash(body),
         expiresAt: body.expires_at ? new Date(body.expires_at) : null,
       });
+      // The next held item of an agent at approvals.max_pending_per_agent is refused (429).
+      if (principal.agentKey && !composed.duplicate && composed.message.status === "pending_approval")
+        await assertAgentMayHold(tx, deps, principal.agentKey, { adding: 0 });
+      return composed;
     },
     TRANSACTION,
   ).catch((error: unknown) => {
@@ -77,6 +83,7 @@ export async function sendMessage(
   });
   // A repeat enqueues again too: the job id is stable, so this only repairs a lost enqueue.
   await enqueueDelivery(deps, result.message);
+  await enqueueNotices(deps, result.notices);
   const message = result.duplicate
     ? serializeMessage(await loadMessageFor(deps.prisma, principal, result.message.id))
     : serializeMessage(result.message);
@@ -134,6 +141,20 @@ function normalise(input: SendMessageInput) {
     expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
     idempotency_key: input.idempotency_key ?? null,
   };
+}
+
+// After commit: a held message's notices (svc.approval_requested events) go to ingest; a lost
+// enqueue leaves them `pending`, which the pending-events sweep re-enqueues.
+async function enqueueNotices(deps: SendMessageDeps, eventIds: string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  try {
+    await deps.queues.enqueueBulk([ingestJobFor(eventIds)]);
+  } catch (error) {
+    deps.logger.warn("notice enqueue failed; the pending-events sweep will pick them up", {
+      events: eventIds.length,
+      error: (error as Error).message,
+    });
+  }
 }
 
 // After commit: a lost enqueue leaves a due `queued` row, which the delivery sweep re-enqueues.

@@ -28,6 +28,7 @@ export function serializeMessage(row: MessageForView) {
     expires_at: iso(row.expires_at),
     approval_expires_at: iso(row.approval_expires_at),
     reviewed_by: row.reviewed_by,
+    reviewed_by_key_id: row.reviewed_by_key_id,
     reviewed_at: iso(row.reviewed_at),
     screening: row.screening ?? null,
     created_at: row.created_at.toISOString(),

@@ -62,7 +62,7 @@ test("the same dedup key returns the original with duplicate: true and writes no
   const request = baseRequest(recipient.id, template.key, { dedupKey: `evt:evt_1:${recipient.id}` });
   const first = await compose(db.prisma, request);
   const second = await compose(db.prisma, { ...request, data: { msg: "other" } });
-  expect(second).toEqual({ message: first.message, duplicate: true });
+  expect(second).toEqual({ message: first.message, duplicate: true, notices: [] });
   expect(await db.prisma.message.count({ where: { recipient_id: recipient.id } })).toBe(1);
 });
 
@@ -176,7 +176,11 @@ describe("idempotency", () => {
     const template = await makeTemplate(db.prisma);
     const request = baseRequest(recipient.id, template.key, { idempotencyKey: "same", requestHash: "h1" });
     const first = await compose(db.prisma, request);
-    expect(await compose(db.prisma, request)).toEqual({ message: first.message, duplicate: true });
+    expect(await compose(db.prisma, request)).toEqual({
+      message: first.message,
+      duplicate: true,
+      notices: [],
+    });
     await expect(compose(db.prisma, { ...request, requestHash: "h2" })).rejects.toMatchObject({
       code: "conflict",
       status: 409,
@@ -280,7 +284,7 @@ describe("races", () => {
     if (expected === "conflict") {
       await expect(second).rejects.toMatchObject({ code: "conflict" });
     } else {
-      expect(await second).toEqual({ message: original.message, duplicate: true });
+      expect(await second).toEqual({ message: original.message, duplicate: true, notices: [] });
     }
     expect(await db.prisma.message.count({ where: { idempotency_key: key } })).toBe(1);
   });

@@ -42,7 +42,11 @@ test("follow-ups: deliveries due now share one deliver-messages job; later ones 
   }));
   await enqueueFollowUps(
     bench.queues,
-    { deliveries: [...due, { messageId: "msg_LATER", generation: 1, sendAt: later }], digests: [] },
+    {
+      deliveries: [...due, { messageId: "msg_LATER", generation: 1, sendAt: later }],
+      digests: [],
+      notices: [],
+    },
     now,
   );
   const delivery = bench.queues.queue("delivery");

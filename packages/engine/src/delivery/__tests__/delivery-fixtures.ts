@@ -128,6 +128,7 @@ export async function startBench(name: string, worker: Record<string, unknown> =
       unsubscribe_url: null,
       one_click_url: null,
       tracking_token: null,
+      review_url: null,
     }),
     screen: async () => ({ action: "send" }),
   };

@@ -46,7 +46,7 @@ export async function startDigestWorld(name: string, config = digestConfig()) {
     clock,
     async event(eventName: string, recipient: string, data: Record<string, unknown> = {}) {
       const accepted = await acceptEvent(
-        { prisma, queues, logger: { warn: () => undefined }, now: clock.now },
+        { prisma, queues, config, logger: { warn: () => undefined }, now: clock.now },
         { keyId: "key_backend", keyName: "backend", scopes: ["admin"], agentKey: null },
         { name: eventName, recipient, data },
       );

@@ -1,3 +1,4 @@
+import { parseConfig } from "@svc/config";
 import { AppError, type Principal } from "@svc/core";
 import { createQueues, type Queues } from "@svc/queue";
 import { createPrisma } from "@svc/store";
@@ -42,6 +43,7 @@ function batched(options: { maxInFlight?: number } = {}) {
     queues,
     logger: { warn: (message, meta) => warnings.push([message, meta]) },
     now: () => NOW,
+    config: parseConfig({}),
   };
   const eventBatcher = createEventBatcher(deps, { ...options, onBatch: (rows) => batches.push(rows) });
   return { deps: { ...deps, eventBatcher }, batches };
@@ -298,6 +300,7 @@ it("with Redis down the batch is stored (pending) and each event is logged for t
       prisma: db.prisma,
       queues: down,
       logger: { warn: (message, meta) => warnings.push([message, meta]) },
+      config: parseConfig({}),
       now: () => NOW,
     };
     const withBatcher = { ...deps, eventBatcher: createEventBatcher(deps) };

@@ -127,7 +127,7 @@ export async function startIngestEnv(
     redis,
     queues,
     deps: { prisma: db.prisma, config: ingestConfig(), now, queues },
-    accept: { prisma: db.prisma, queues, logger: { warn: () => undefined }, now },
+    accept: { prisma: db.prisma, queues, config: ingestConfig(), logger: { warn: () => undefined }, now },
     async close() {
       await queues.close();
       await redis.cleanup();

@@ -313,9 +313,11 @@ function normalise(decision: EventDecision): unknown {
   decision.messages.forEach((m, i) => names.set(m.id, `message${i}`));
   decision.followUps.digests.forEach((d, i) => names.set(d.digestId, `digest${i}`));
   names.set(decision.recipientId, "person");
-  const { messages, fatigue, ...rest } = decision;
+  const { messages, fatigue, agent, ...rest } = decision;
   const view = {
     ...rest,
+    // The agent row as read (its timestamps are the seed's); its key says which one it was.
+    agent: agent?.key ?? null,
     messages: messages.map(({ link_nonce: _nonce, ...row }) => row),
     fatigue: [...fatigue.entries()],
   };

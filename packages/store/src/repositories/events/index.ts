@@ -3,3 +3,4 @@ export * from "./event-reads";
 export * from "./event-writes";
 export * from "./ingest-snapshot";
 export * from "./event-erasure";
+export * from "./service-events";

@@ -7,3 +7,4 @@ export * from "./message-status";
 export * from "./message-link-batch";
 export * from "./message-links";
 export * from "./message-erasure";
+export * from "./held-messages";

@@ -53,6 +53,8 @@ export interface HistoryQuery {
   rule: string | null;
   agentKey: string | null;
   marketingTexts: { categories: string[]; channels: string[] } | null;
+  /** The message being re-checked after approval does not count against itself. */
+  excludeMessageId?: string | null;
 }
 
 /** One statement for every list the policy counts (see docs/policy.md "Limits"). */
@@ -71,6 +73,7 @@ export function messageHistory(tx: TransactionClient, query: HistoryQuery): Prom
       send_at: { gte: query.since },
       status: { in: [...query.statuses] },
       OR: or,
+      ...(query.excludeMessageId ? { id: { not: query.excludeMessageId } } : {}),
     },
     select: { send_at: true, status: true, category: true, rule: true, agent_key: true, channels: true },
   });

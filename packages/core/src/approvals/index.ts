@@ -1,0 +1,2 @@
+export * from "./review-notice";
+export * from "./held-items";

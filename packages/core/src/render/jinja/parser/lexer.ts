@@ -1,0 +1,42 @@
+import { pyUnescape } from "../string-literals";
+import { lexer, T } from "./tokens";
+
+// Two fixes to nunjucks' lexer (its tokenizer is shared by every template): string literals read
+// Python's escapes (string-literals.ts), and `}}` inside an open `{` is two closing braces, as in
+// Jinja2 (`{{ {'a': {'b': 1}} }}`), not the end of the expression.
+
+/** nunjucks' string lexer with Python's escapes (string-literals.ts). */
+function parseStringLiteral(this: any, delimiter: string): string {
+  this.forward();
+  let raw = "";
+  while (!this.isFinished() && this.current() !== delimiter) {
+    if (this.current() === "\\") {
+      raw += this.current();
+      this.forward();
+    }
+    raw += this.current();
+    this.forward();
+  }
+  if (this.isFinished()) throw new Error("unterminated string");
+  this.forward();
+  return pyUnescape(raw);
+}
+
+export function installLexerPatches(): void {
+  const tokenizer = Object.getPrototypeOf(lexer.lex(""));
+  tokenizer._parseString = parseStringLiteral;
+  const nextToken = tokenizer.nextToken;
+  tokenizer.nextToken = function (this: any) {
+    if (this.in_code && this.openBraces > 0 && this.str.startsWith("}}", this.index)) {
+      const token = { type: T.rightCurly, value: "}", lineno: this.lineno, colno: this.colno };
+      this.forward();
+      this.openBraces -= 1;
+      return token;
+    }
+    const token = nextToken.call(this);
+    if (token?.type === T.leftCurly) this.openBraces = (this.openBraces ?? 0) + 1;
+    else if (token?.type === T.rightCurly) this.openBraces -= 1;
+    else if (token && !this.in_code) this.openBraces = 0;
+    return token;
+  };
+}

@@ -1,0 +1,50 @@
+import { REASON } from "@svc/core";
+import type { BulkItem, Sweep } from "@svc/queue";
+import { $transaction, expireApprovalRequests, expireHeldMessages } from "@svc/store";
+import { callbackJob, recordDecisionCallback } from "../callbacks/record-callback";
+import { enqueueAfterCommit } from "./after-commit";
+import { recordCallback, type ApprovalDeps } from "./approval-requests";
+import { messageDecisionBody } from "./decision-callbacks";
+import { expiryOf } from "./decide-held-message";
+
+// Sweep `expire-held-items` (docs/approvals.md "Deadlines"): what nobody decided in time expires:
+// held messages become `suppressed` / `expired`, approval requests `expired`, each with its
+// callback recorded in the same transaction. A request already reads as `expired` before this runs.
+
+const BATCH = 200;
+
+export type ExpirySweepDeps = Pick<ApprovalDeps, "prisma" | "config" | "now" | "queues"> & {
+  logger: { warn(message: string, meta?: Record<string, unknown>): void };
+};
+
+export function expireHeldItemsSweep(deps: ExpirySweepDeps, every = 30_000): Sweep {
+  return {
+    name: "expire-held-items",
+    every,
+    run: async ({ now }) => {
+      let messages = 0;
+      let requests = 0;
+      for (;;) {
+        const jobs: BulkItem[] = [];
+        const done = await $transaction(deps.prisma, async (tx) => {
+          const expiredMessages = await expireHeldMessages(tx, now, REASON.expired, { limit: BATCH });
+          for (const message of expiredMessages) {
+            const id = await recordDecisionCallback(
+              tx,
+              deps,
+              messageDecisionBody(message, expiryOf(message)),
+            );
+            if (id) jobs.push(callbackJob(id));
+          }
+          const expiredRequests = await expireApprovalRequests(tx, now, { limit: BATCH });
+          for (const request of expiredRequests) await recordCallback(tx, deps, request, "expired", jobs);
+          messages += expiredMessages.length;
+          requests += expiredRequests.length;
+          return expiredMessages.length < BATCH && expiredRequests.length < BATCH;
+        });
+        await enqueueAfterCommit(deps, { jobs });
+        if (done) return { messages, requests };
+      }
+    },
+  };
+}
