@@ -18,17 +18,16 @@
  */
 import { randomBytes } from "node:crypto";
 import type { ChildProcess } from "node:child_process";
-import { createApiKey } from "@svc/engine";
-import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
+import { dropDatabase, withDatabaseName } from "@svc/store";
+import { eventPostScript } from "./lib/event-posts";
 import { cpuSecondsOf, startAcceptApi, stop } from "./lib/processes";
 import { fmt } from "./lib/results";
-import { median, postJsonScript, wrk } from "./lib/wrk";
+import { median, wrk } from "./lib/wrk";
 
 const SERVER = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
 const SECONDS = Number(process.env.AB_SECONDS ?? 5);
-const BODY = `'{"name":"order.created","recipient":"user-' .. (counter % 1000) .. '","data":{"order":' .. counter .. ',"total":"42.00"}}'`;
 
 interface Variant {
   label: string;
@@ -78,13 +77,7 @@ async function start(variant: Variant, index: number, tag: string): Promise<Runn
     main: variant.main,
     nodeBinary: variant.nodeBinary,
   });
-  const prisma = createPrisma({ databaseUrl: db });
-  const { key } = await createApiKey(
-    { prisma, now: () => new Date() },
-    { name: "ab", scopes: ["events:write"] },
-  );
-  await prisma.$disconnect();
-  const script = postJsonScript({ Authorization: `Bearer ${key}` }, BODY);
+  const script = await eventPostScript(db, "ab");
   return { ...variant, port, child, db, script, rates: [], cpuPerRequest: [] };
 }
 

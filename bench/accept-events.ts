@@ -8,8 +8,8 @@ import { randomBytes } from "node:crypto";
 import { cpus } from "node:os";
 import path from "node:path";
 import { Pool } from "pg";
-import { createApiKey } from "@svc/engine";
-import { createPrisma, dropDatabase, ensureDatabase, withDatabaseName } from "@svc/store";
+import { dropDatabase, ensureDatabase, withDatabaseName } from "@svc/store";
+import { EVENT_BODY, eventPostScript } from "./lib/event-posts";
 import { startAcceptApi, startNode, stop } from "./lib/processes";
 import { fmt, writeSection } from "./lib/results";
 import { median, postJsonScript, wrk } from "./lib/wrk";
@@ -19,7 +19,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 32;
 const SERVER = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const BODY = `'{"name":"order.created","recipient":"user-' .. (counter % 1000) .. '","data":{"order":' .. counter .. ',"total":"42.00"}}'`;
 
 async function main() {
   const tag = randomBytes(3).toString("hex");
@@ -36,12 +35,7 @@ async function main() {
     // BENCH_API_PROCESSES=2: svc as a supervisor of two API processes (api.processes).
     env: { SVC__API__PROCESSES: process.env.BENCH_API_PROCESSES ?? "1" },
   });
-  const prisma = createPrisma({ databaseUrl: svcDb });
-  const { key } = await createApiKey(
-    { prisma, now: () => new Date() },
-    { name: "bench", scopes: ["events:write"] },
-  );
-  await prisma.$disconnect();
+  const svcScript = await eventPostScript(svcDb, "bench");
   const noio = await startNode(
     path.join(__dirname, "reference/bare-apps.js"),
     ["noio", String(ports.noio)],
@@ -56,12 +50,9 @@ async function main() {
   );
 
   const targets = {
-    noio: { url: `http://127.0.0.1:${ports.noio}/events`, script: postJsonScript({}, BODY) },
-    bare: { url: `http://127.0.0.1:${ports.bare}/events`, script: postJsonScript({}, BODY) },
-    svc: {
-      url: `http://127.0.0.1:${ports.svc}/v1/events`,
-      script: postJsonScript({ Authorization: `Bearer ${key}` }, BODY),
-    },
+    noio: { url: `http://127.0.0.1:${ports.noio}/events`, script: postJsonScript({}, EVENT_BODY) },
+    bare: { url: `http://127.0.0.1:${ports.bare}/events`, script: postJsonScript({}, EVENT_BODY) },
+    svc: { url: `http://127.0.0.1:${ports.svc}/v1/events`, script: svcScript },
   };
   const results: Record<keyof typeof targets, number[]> = { noio: [], bare: [], svc: [] };
   let perBatch = 0;

@@ -17,8 +17,8 @@ import { Queue } from "bullmq";
 import { Pool } from "pg";
 import { newId } from "@svc/core";
 import { QUEUE_NAMES, createQueues } from "@svc/queue";
-import { dropDatabase, ensureDatabase, migrate, withDatabaseName } from "@svc/store";
 import { ACCEPT_BATCH, acceptShapedJobs } from "./lib/accept-shaped-jobs";
+import { benchDatabases } from "./lib/bench-databases";
 import { summarizeProfile } from "./lib/cpu-profile";
 import { stop } from "./lib/processes";
 import { fmt, writeSection } from "./lib/results";
@@ -30,7 +30,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20); // worker.concurrency.ingest default
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 2_000);
 const CPU_PROF = process.env.BENCH_CPU_PROF;
-const SERVER = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const FROM_SOURCE = path.join(__dirname, "../scripts/register-ts.cjs");
 
@@ -42,19 +41,10 @@ interface Target {
 }
 
 async function main() {
-  const tag = randomBytes(3).toString("hex");
-  const svcDb = withDatabaseName(SERVER, `svc_bench_compose_${tag}`);
-  const bareDb = withDatabaseName(SERVER, `svc_bench_chain_${tag}`);
+  const databases = await benchDatabases("compose", 2);
+  const { tag, svcUrl: svcDb, chainUrl: bareDb, svcPool, chainPool: barePool } = databases;
   const svcPrefix = `svc-bench-compose-${tag}`;
   const barePrefix = `svc-bench-chain-${tag}`;
-  await migrate({
-    databaseUrl: svcDb,
-    migrationsDir: path.join(ROOT, "prisma/migrations"),
-    createDatabase: true,
-  });
-  await ensureDatabase(bareDb);
-  const svcPool = new Pool({ connectionString: svcDb, max: 2 });
-  const barePool = new Pool({ connectionString: bareDb, max: 2 });
   await seedSvc(svcPool);
   await barePool.query("CREATE TABLE bench_chain (id bigint PRIMARY KEY, step int NOT NULL DEFAULT 0)");
 
@@ -148,9 +138,8 @@ async function main() {
     for (const queue of [chainA, chainB, ...QUEUE_NAMES.map((name) => queues.queue(name))]) {
       await queue.obliterate({ force: true }).catch(() => undefined);
     }
-    await Promise.all([chainA.close(), chainB.close(), queues.close(), svcPool.end(), barePool.end()]);
-    await dropDatabase(svcDb);
-    await dropDatabase(bareDb);
+    await Promise.all([chainA.close(), chainB.close(), queues.close()]);
+    await databases.drop();
   }
   if (profDir) summarise(profDir);
 

@@ -24,8 +24,8 @@ import { Pool } from "pg";
 import { Queue } from "bullmq";
 import { newId } from "@svc/core";
 import { createQueues, type Queues } from "@svc/queue";
-import { dropDatabase, ensureDatabase, migrate, withDatabaseName } from "@svc/store";
 import { ACCEPT_BATCH, acceptShapedJobs } from "./lib/accept-shaped-jobs";
+import { benchDatabases } from "./lib/bench-databases";
 import { fmt, writeSection } from "./lib/results";
 import { median } from "./lib/wrk";
 
@@ -35,7 +35,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 5);
 const RECIPIENTS = 1000;
-const SERVER = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const REGISTER = path.join(ROOT, "scripts/register-ts.cjs");
 
@@ -239,17 +238,8 @@ async function runChain(pool: Pool, first: Queue, last: Queue): Promise<{ burst:
 // ---- main --------------------------------------------------------------------------------------
 
 async function main() {
-  const tag = randomBytes(3).toString("hex");
-  const svcDb = withDatabaseName(SERVER, `svc_bench_drain_${tag}`);
-  const chainDb = withDatabaseName(SERVER, `svc_bench_chain_${tag}`);
-  await migrate({
-    databaseUrl: svcDb,
-    migrationsDir: path.join(ROOT, "prisma/migrations"),
-    createDatabase: true,
-  });
-  await ensureDatabase(chainDb);
-  const svcPool = new Pool({ connectionString: svcDb, max: 4 });
-  const chainPool = new Pool({ connectionString: chainDb, max: 4 });
+  const databases = await benchDatabases("drain", 4);
+  const { tag, svcUrl: svcDb, chainUrl: chainDb, svcPool, chainPool } = databases;
   await chainPool.query(
     `CREATE TABLE IF NOT EXISTS bench_items (id text PRIMARY KEY, step int NOT NULL DEFAULT -1, sent_at timestamptz)`,
   );
@@ -357,10 +347,7 @@ async function main() {
     await stopAll(svcWorkers);
     await queues.close();
     await Promise.all(chainQueues.map((q) => q.obliterate({ force: true }).then(() => q.close())));
-    await svcPool.end();
-    await chainPool.end();
-    await dropDatabase(svcDb);
-    await dropDatabase(chainDb);
+    await databases.drop();
   }
   const m = (runs: Run[], key: keyof Run) => median(runs.map((r) => r[key]));
   const svcRate = m(results.svc, "perSecond");

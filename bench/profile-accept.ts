@@ -12,19 +12,18 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createApiKey } from "@svc/engine";
-import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
+import { dropDatabase, withDatabaseName } from "@svc/store";
+import { eventPostScript } from "./lib/event-posts";
 import { cpuSecondsOf, startAcceptApi, stop } from "./lib/processes";
 import { summarizeProfile } from "./lib/cpu-profile";
 import { fmt } from "./lib/results";
-import { median, postJsonScript, wrk } from "./lib/wrk";
+import { median, wrk } from "./lib/wrk";
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
 const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 1);
 const PROFILING = process.env.PROFILE_CPU !== "0";
 const SERVER = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const BODY = `'{"name":"order.created","recipient":"user-' .. (counter % 1000) .. '","data":{"order":' .. counter .. ',"total":"42.00"}}'`;
 
 async function main() {
   const tag = randomBytes(3).toString("hex");
@@ -46,14 +45,8 @@ async function main() {
         ]
       : [],
   });
-  const prisma = createPrisma({ databaseUrl: db });
-  const { key } = await createApiKey(
-    { prisma, now: () => new Date() },
-    { name: "profile", scopes: ["events:write"] },
-  );
-  await prisma.$disconnect();
+  const script = await eventPostScript(db, "profile");
   try {
-    const script = postJsonScript({ Authorization: `Bearer ${key}` }, BODY);
     await wrk({ url: `http://127.0.0.1:${port}/v1/events`, script, connections: 32, seconds: 2 }); // warm-up
     const cpuPerRequest: number[] = [];
     const rates: number[] = [];

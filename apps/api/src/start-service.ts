@@ -3,9 +3,9 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import { assertSecrets, loadConfig, type SvcConfig } from "@svc/config";
 import { createLogger, type Logger } from "@svc/log";
-import { createQueues, registerSchedules, type Queues } from "@svc/queue";
+import { createQueues, type Queues } from "@svc/queue";
 import { createPrisma, migrate, type PrismaClient } from "@svc/store";
-import { buildHandlers, startWorkers, queuesWithHandlers, type RunningWorkers } from "@svc/worker";
+import { startWorkerProcess, type RunningWorkers } from "@svc/worker";
 import { buildApi } from "./build-api";
 import { loadOrCreateSecretKey } from "./secret-key-file";
 
@@ -119,17 +119,8 @@ async function startEmbeddedWorkers(
   env: NodeJS.ProcessEnv,
 ): Promise<RunningWorkers> {
   // Ingest and delivery run here together: due messages skip the delivery queue (docs/delivery.md).
-  const { handlers, sweeps, drain } = buildHandlers({
-    queues,
-    logger,
-    prisma,
-    config,
-    now: () => new Date(),
-    env,
-    deliverInline: true,
-  });
-  const running = startWorkers({ config, handlers, queues: queuesWithHandlers(handlers), logger });
-  await queues.ready(30_000);
-  await registerSchedules(queues, sweeps);
-  return { queues: running.queues, close: () => running.close().then(drain) };
+  const now = () => new Date();
+  const workers = startWorkerProcess({ queues, logger, prisma, config, now, env, deliverInline: true });
+  await workers.scheduleSweeps();
+  return workers;
 }

@@ -2,3 +2,4 @@ export * from "./start-workers";
 export * from "./shutdown";
 export * from "./handlers";
 export * from "./report-dead-jobs";
+export * from "./worker-process";

@@ -1,12 +1,12 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "@svc/config";
 import { createLogger } from "@svc/log";
-import { createQueues, registerSchedules } from "@svc/queue";
+import { createQueues } from "@svc/queue";
 import { createPrisma, migrate } from "@svc/store";
 import path from "node:path";
-import { buildHandlers } from "./handlers";
 import { exitGracefullyOnSignals } from "./shutdown";
-import { parseQueueNames, startWorkers } from "./start-workers";
+import { parseQueueNames } from "./start-workers";
+import { startWorkerProcess } from "./worker-process";
 
 const MIGRATIONS_DIR = path.resolve(__dirname, "../../../prisma/migrations");
 
@@ -37,29 +37,17 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   }
   const prisma = createPrisma({ databaseUrl: config.database.url });
   const deliverInline = queueNames.includes("ingest") && queueNames.includes("delivery");
-  const { handlers, sweeps, drain } = buildHandlers({
-    queues,
-    logger,
-    prisma,
-    config,
-    now: () => new Date(),
-    env,
-    deliverInline,
-  });
-  const running = startWorkers({ config, handlers, queues: queueNames, logger });
+  const now = () => new Date();
+  const workers = startWorkerProcess({ queues, logger, prisma, config, now, env, deliverInline }, queueNames);
   exitGracefullyOnSignals({
     logger,
     close: async () => {
-      await running.close();
-      await drain();
+      await workers.close();
       await queues.close();
       await prisma.$disconnect();
     },
   });
-  if (queueNames.includes("scheduler")) {
-    await queues.ready(30_000);
-    await registerSchedules(queues, sweeps);
-  }
+  await workers.scheduleSweeps();
 }
 
 if (require.main === module) {

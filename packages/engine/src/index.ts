@@ -1,84 +1,110 @@
-export * from "./deps";
-export * from "./shared/paging";
-export * from "./shared/validation";
-export * from "./api-keys/api-key-cache";
-export * from "./api-keys/authenticate";
-export * from "./api-keys/create-api-key";
-export * from "./api-keys/list-api-keys";
-export * from "./api-keys/revoke-api-key";
-export * from "./api-keys/serialize-api-key";
-export * from "./shared/keyed-resource";
-export * from "./agents/agent-crud";
-export * from "./agents/agent-input";
-export * from "./agents/serialize-agent";
-export * from "./categories/categories-resource";
-export * from "./templates/templates-resource";
-export * from "./templates/preview-recipient";
-export * from "./rules/rule-input";
-export * from "./rules/rules-resource";
-export * from "./recipients/serialize-recipient";
-export * from "./recipients/recipient-profile";
-export * from "./recipients/recipients";
-export * from "./recipients/preferences";
-export * from "./rules/check-template-string";
-export * from "./compose/compose-types";
-export * from "./compose/compose-errors";
-export * from "./compose/compose-message";
-export * from "./compose/message-content";
-export * from "./messages/serialize-message";
-export * from "./messages/send-message";
-export * from "./messages/list-messages";
-export * from "./messages/get-message";
-export * from "./messages/cancel-message";
-export * from "./events/event-input";
-export * from "./events/serialize-event";
-export * from "./events/accept-event";
-export * from "./events/commit-events";
-export * from "./events/event-batcher";
-export * from "./events/read-events";
-export * from "./ingest/ingest-event";
-export * from "./ingest/ingest-job";
-export * from "./ingest/apply-policy";
-export * from "./ingest/follow-ups";
-export * from "./ingest/join-digest";
-export * from "./evaluate/evaluate-rules";
-export * from "./links/link-tokens";
-export * from "./links/resolve-link-token";
-export * from "./preferences-self-service/own-preferences";
-export * from "./preferences-self-service/change-own-preferences";
-export * from "./preferences-self-service/preference-token";
-export * from "./preferences-self-service/lock-person";
-export * from "./preferences-self-service/unsubscribe-page";
-export * from "./consent/serialize-ledger-entry";
-export * from "./consent/preference-history";
-export * from "./consent/record-consent";
-export * from "./erasure/erasure-jobs";
-export * from "./erasure/erase-recipient";
-export * from "./delivery/delivery-types";
-export * from "./delivery/screening-gate";
-export * from "./delivery/delivery-run";
-export * from "./delivery/deliver-message";
-export * from "./delivery/deliver-message-job";
-export * from "./delivery/delivery-jobs";
-export * from "./delivery/inline-delivery";
-export * from "./delivery/delivery-sweeps";
-export * from "./engagement/record-engagement";
-export * from "./digests/digest-data";
-export * from "./digests/ai-client";
-export * from "./digests/summarize";
-export * from "./digests/close-digest";
-export * from "./digests/close-digest-job";
-export * from "./digests/read-digests";
-export * from "./digests/send-digest-now";
-export * from "./approvals/approval-requests";
-export * from "./approvals/decide-by-key";
-export * from "./approvals/decide-held-message";
-export * from "./approvals/review-by-link";
-export * from "./approvals/expire-held-items";
-export * from "./approvals/review-notices";
-export * from "./callbacks/record-callback";
-export * from "./ingest/ingest-batch";
-export * from "./callbacks/callback-retry";
-export * from "./callbacks/send-callback";
-export * from "./callbacks/callback-sweeps";
-export * from "./callbacks/operator-callbacks";
+// The engine's public surface: exactly what apps/api, apps/worker, apps/svcctl, bench/ and test/
+// import, by name. Anything else stays inside the package; export a name here when an app needs it.
+
+// API keys: authentication (with its cache) and the key admin of the API and svcctl.
+export { createApiKeyCache, type ApiKeyCache } from "./api-keys/api-key-cache";
+export { authenticate } from "./api-keys/authenticate";
+export { createApiKey } from "./api-keys/create-api-key";
+export { getApiKey, listApiKeys } from "./api-keys/list-api-keys";
+export { revokeApiKey } from "./api-keys/revoke-api-key";
+export type { ApiKeyView } from "./api-keys/serialize-api-key";
+
+// Admin resources: agents, categories, templates (with preview) and rules.
+export { agentsResource } from "./agents/agent-crud";
+export { categoriesResource } from "./categories/categories-resource";
+export { templatesResource } from "./templates/templates-resource";
+export { previewTemplate, type TemplatePreviewRequest } from "./templates/preview-template";
+export { rulesResource } from "./rules/rules-resource";
+export { checkTemplateString } from "./rules/check-template-string";
+
+// Recipients: profiles, addresses and preferences as the API writes them.
+export {
+  addAddress,
+  getRecipient,
+  listRecipients,
+  putRecipient,
+  removeAddress,
+} from "./recipients/recipients";
+export { writeProfile, type RecipientProfileInput } from "./recipients/recipient-profile";
+export { changePreferences, putPreferences, type PreferencesInput } from "./recipients/preferences";
+
+// Recipient rights: consent ledger, preference history, erasure.
+export { recordConsent } from "./consent/record-consent";
+export { listPreferenceHistory } from "./consent/preference-history";
+export { eraseRecipient } from "./erasure/erase-recipient";
+
+// Hosted preference pages: the person's own preferences, one-click unsubscribe, their tokens.
+export type { OwnPreferencesView } from "./preferences-self-service/own-preferences";
+export {
+  changeOwnPreferences,
+  getOwnPreferences,
+  oneClickUnsubscribe,
+} from "./preferences-self-service/change-own-preferences";
+export { issuePreferenceToken } from "./preferences-self-service/preference-token";
+export { categoryOnPage, unsubscribeConfirmation } from "./preferences-self-service/unsubscribe-page";
+
+// Events: the accept path (batched commits), reads, inline ingest and rule evaluation.
+export type { EventInput } from "./events/event-input";
+export { acceptEvent, type AcceptEventDeps } from "./events/accept-event";
+export { createEventBatcher } from "./events/event-batcher";
+export { ingestJobFor } from "./events/commit-events";
+export { getEvent, listEvents } from "./events/read-events";
+export { ingestEvent } from "./ingest/ingest-event";
+export { ingestEvents } from "./ingest/ingest-batch";
+export { evaluateRules, type EvaluateInput } from "./evaluate/evaluate-rules";
+
+// Messages: send, list, read, cancel.
+export { sendMessage, type SendMessageInput } from "./messages/send-message";
+export { listMessages, type ListMessagesQuery } from "./messages/list-messages";
+export { getMessage } from "./messages/get-message";
+export { cancelMessage } from "./messages/cancel-message";
+
+// Engagement: tracked links and the events they record.
+export { deliveryLinks } from "./links/link-tokens";
+export {
+  recordMessageEngagement,
+  recordTrackedEngagement,
+  type EngagementInput,
+} from "./engagement/record-engagement";
+
+// Digests: reads, send-now, and closing one.
+export { getDigest, listDigests, type ListDigestsQuery } from "./digests/read-digests";
+export { sendDigestNow } from "./digests/send-digest-now";
+export { closeDigest } from "./digests/close-digest";
+
+// Worker: the queue jobs and the sweeps that recover work after a crash.
+export { ingestJobs, requeuePendingEventsSweep } from "./ingest/ingest-job";
+export { applyPolicyJob } from "./ingest/apply-policy";
+export { composeMessage } from "./compose/compose-message";
+export { deliverMessageJob, deliverMessagesJob } from "./delivery/deliver-message-job";
+export { deliveryJobsFor } from "./delivery/delivery-jobs";
+export { deliverySweeps, requeueDueSweep } from "./delivery/delivery-sweeps";
+export { inlineDelivery } from "./delivery/inline-delivery";
+export { closeDigestJob, closeDueDigestsSweep } from "./digests/close-digest-job";
+
+// Approvals: held messages and approval requests decided by key or review link, their sweep.
+export {
+  createApprovalRequest,
+  getApprovalRequest,
+  listApprovalRequestsFor,
+  type ApprovalDeps,
+  type ApprovalInput,
+  type ListApprovalsQuery,
+} from "./approvals/approval-requests";
+export { decideApprovalByKey, decideMessageByKey } from "./approvals/decide-by-key";
+export { decideByReviewLink, reviewPageFor, type ReviewPage } from "./approvals/review-by-link";
+export { expireHeldItemsSweep } from "./approvals/expire-held-items";
+export { reviewToken } from "./approvals/review-notices";
+
+// Decision callbacks: recorded by a decision, sent by the worker, listed and retried by operators.
+export { callbackJob, recordDecisionCallback, type DecisionCallbackBody } from "./callbacks/record-callback";
+export { callbackTryJobId } from "./callbacks/callback-retry";
+export { sendCallbackJob, type SendCallbackDeps } from "./callbacks/send-callback";
+export { requeueCallbacksSweep } from "./callbacks/callback-sweeps";
+export {
+  listCallbacks,
+  retryCallback,
+  type CallbackView,
+  type ListCallbacksQuery,
+  type RetryCallbackDeps,
+} from "./callbacks/operator-callbacks";

@@ -1,19 +1,12 @@
 // Apple Push Notification service over HTTP/2 with token (ES256 JWT) authentication.
 import { createHash, type KeyObject } from "node:crypto";
-import { ConfigError } from "@svc/config";
 import { z } from "zod";
 import { parseJsonObject, statusFailure, transportFailure } from "./http";
 import { Http2Client } from "./http2-client";
 import { readPrivateKey, signJwt } from "./jwt";
 import { accepted, retryable, type Provider, type SendRequest } from "./provider";
-import {
-  httpUrl,
-  parseSettings,
-  pemFromEnv,
-  requiredSecret,
-  timeoutMs,
-  type ProviderSetup,
-} from "./settings";
+import { httpUrl, parseSettings, requiredSecret, settingError, timeoutMs } from "./settings";
+import type { ProviderSetup } from "./settings";
 
 export const apnsSettings = z.object({
   key_id: z.string().regex(/^[A-Z0-9]{10}$/, { error: "expected the 10-character key id" }),
@@ -49,14 +42,9 @@ export function apnsPayload(request: SendRequest, sound: string | undefined) {
 
 export function createApnsProvider(setup: ProviderSetup): Provider {
   const settings = parseSettings(apnsSettings, setup);
-  const key = readPrivateKey(pemFromEnv(requiredSecret(setup, "private_key")));
+  const key = readPrivateKey(requiredSecret(setup, "private_key"));
   if (!key || key.asymmetricKeyType !== "ec") {
-    throw new ConfigError([
-      {
-        path: `channels.${setup.channelName}.private_key_env`,
-        message: "the variable does not hold a .p8 (EC) private key",
-      },
-    ]);
+    throw settingError(setup, "private_key_env", "the variable does not hold a .p8 (EC) private key");
   }
   const { now } = setup.context;
   const client = new Http2Client(settings.base_url);

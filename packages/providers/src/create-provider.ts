@@ -8,7 +8,7 @@ import { consoleSettings, createConsoleProvider } from "./console-provider";
 import { FailoverProvider } from "./failover-provider";
 import { createFcmProvider, fcmSettings } from "./fcm-provider";
 import type { Provider, ProviderContext } from "./provider";
-import type { ProviderSetup } from "./settings";
+import { settingError, type ProviderSetup } from "./settings";
 import { createSlackProvider, slackSettings } from "./slack-provider";
 import { createSmtpProvider, smtpSettings } from "./smtp-provider";
 import { createTwilioProvider, twilioSettings } from "./twilio-provider";
@@ -52,7 +52,7 @@ export function createProvider(
 ): Provider {
   const names = channelProviders(channel);
   if (names.length === 0) {
-    throw new ConfigError([{ path: `channels.${channelName}.provider`, message: "no provider configured" }]);
+    throw settingError({ channelName }, "provider", "no provider configured");
   }
   rejectUnknownSettings(channelName, channel, names);
   const providers = names.map((name) => PROVIDER_DEFINITIONS[name].create({ channelName, channel, context }));

@@ -1,18 +1,11 @@
 // Firebase Cloud Messaging HTTP v1: a service-account bearer token, then messages:send per device.
-import { ConfigError } from "@svc/config";
 import { z } from "zod";
 import { googleAccessTokens, type ServiceAccount } from "./google-access-token";
-import { parseJsonObject, postWithDeadline, statusFailure, transportFailure } from "./http";
+import { parseJsonObject, providerPost, statusFailure } from "./http";
 import { readPrivateKey } from "./jwt";
 import { accepted, retryable, type Provider, type SendRequest } from "./provider";
-import {
-  httpUrl,
-  parseSettings,
-  pemFromEnv,
-  requiredSecret,
-  timeoutMs,
-  type ProviderSetup,
-} from "./settings";
+import { httpUrl, parseSettings, requiredSecret, settingError, timeoutMs } from "./settings";
+import type { ProviderSetup } from "./settings";
 
 export const FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging";
 const DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token";
@@ -55,12 +48,7 @@ export function createFcmProvider(setup: ProviderSetup): Provider {
   const account = readServiceAccount(setup);
   const projectId = settings.project_id ?? account.project_id;
   if (!projectId) {
-    throw new ConfigError([
-      {
-        path: `channels.${setup.channelName}.project_id`,
-        message: "required when the service account has no project_id",
-      },
-    ]);
+    throw settingError(setup, "project_id", "required when the service account has no project_id");
   }
   const { now, fetch: fetchFn = fetch } = setup.context;
   const tokens = googleAccessTokens({
@@ -72,19 +60,14 @@ export function createFcmProvider(setup: ProviderSetup): Provider {
     label: "fcm",
   });
   const url = `${settings.base_url}/v1/projects/${encodeURIComponent(projectId)}/messages:send`;
+  const post = providerPost("fcm", fetchFn, settings.timeout_ms);
   return {
     name: "fcm",
     async send(request) {
       const token = await tokens.get();
       if (typeof token !== "string") return token;
-      try {
-        const response = await postWithDeadline({
-          fetch: fetchFn,
-          url,
-          headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json; charset=utf-8" },
-          body: JSON.stringify(fcmMessage(request)),
-          timeoutMs: settings.timeout_ms,
-        });
+      const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json; charset=utf-8" };
+      return post({ url, headers, body: JSON.stringify(fcmMessage(request)) }, (response) => {
         const answer = parseJsonObject(response.text);
         if (response.status >= 200 && response.status < 300) {
           return accepted(typeof answer.name === "string" ? answer.name : undefined);
@@ -96,9 +79,7 @@ export function createFcmProvider(setup: ProviderSetup): Provider {
           return retryable(`fcm 401${code ? ` ${code}` : ""}`);
         }
         return statusFailure("fcm", response.status, response.headers, now(), code);
-      } catch (error) {
-        return transportFailure("fcm", error, settings.timeout_ms);
-      }
+      });
     },
   };
 }
@@ -114,8 +95,7 @@ function fcmErrorCode(answer: Record<string, unknown>): string | undefined {
 }
 
 function readServiceAccount(setup: ProviderSetup): ServiceAccount {
-  const fail = (message: string) =>
-    new ConfigError([{ path: `channels.${setup.channelName}.service_account_env`, message }]);
+  const fail = (message: string) => settingError(setup, "service_account_env", message);
   const text = requiredSecret(setup, "service_account");
   let json: unknown;
   try {
@@ -132,7 +112,7 @@ function readServiceAccount(setup: ProviderSetup): ServiceAccount {
   if (typeof client_email !== "string" || typeof private_key !== "string") {
     throw fail("the service account JSON lacks client_email or private_key");
   }
-  const key = readPrivateKey(pemFromEnv(private_key));
+  const key = readPrivateKey(private_key);
   if (!key) throw fail("the service account private_key is not a PEM private key");
   return {
     client_email,

@@ -1,7 +1,7 @@
 // OAuth 2.0 access tokens for a Google service account (RFC 7523 JWT bearer grant), cached until
 // shortly before they expire; concurrent sends share one refresh.
 import type { KeyObject } from "node:crypto";
-import { parseJsonObject, postWithDeadline, statusFailure, transportFailure } from "./http";
+import { parseJsonObject, providerPost, statusFailure } from "./http";
 import { signJwt } from "./jwt";
 import type { SendFailure } from "./provider";
 
@@ -33,6 +33,8 @@ export function googleAccessTokens(options: {
 }): AccessTokenSource {
   let cached: { token: string; expiresAt: number } | undefined;
   let inFlight: Promise<string | SendFailure> | undefined;
+  const label = `${options.label} token`;
+  const post = providerPost(label, options.fetch, options.timeoutMs);
 
   async function exchange(): Promise<string | SendFailure> {
     const { account, now } = options;
@@ -49,18 +51,15 @@ export function googleAccessTokens(options: {
       },
       account.private_key_id ? { kid: account.private_key_id } : {},
     );
-    const label = `${options.label} token`;
-    try {
-      const response = await postWithDeadline({
-        fetch: options.fetch,
-        url: account.token_uri,
-        headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({
-          grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
-          assertion,
-        }).toString(),
-        timeoutMs: options.timeoutMs,
-      });
+    const request = {
+      url: account.token_uri,
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+        assertion,
+      }).toString(),
+    };
+    return post(request, (response) => {
       const answer = parseJsonObject(response.text);
       if (response.status < 200 || response.status >= 300 || typeof answer.access_token !== "string") {
         const code = typeof answer.error === "string" ? answer.error : undefined;
@@ -72,9 +71,7 @@ export function googleAccessTokens(options: {
         expiresAt: now().getTime() + expiresIn * 1000 - REFRESH_MARGIN_MS,
       };
       return answer.access_token;
-    } catch (error) {
-      return transportFailure(label, error, options.timeoutMs);
-    }
+    });
   }
 
   return {

@@ -29,6 +29,25 @@ export async function postWithDeadline(request: HttpPost): Promise<HttpResponse>
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
+export type ProviderRequest = Omit<HttpPost, "fetch" | "timeoutMs">;
+
+/**
+ * A provider's POSTs, each within `timeoutMs` and its answer read by `onAnswer`; when no answer
+ * came (timeout, connection error) the outcome is a retryable transport failure named by `label`.
+ */
+export function providerPost(label: string, fetchFn: typeof fetch, timeoutMs: number) {
+  return async <T>(
+    request: ProviderRequest,
+    onAnswer: (response: HttpResponse) => T | SendFailure,
+  ): Promise<T | SendFailure> => {
+    try {
+      return onAnswer(await postWithDeadline({ ...request, fetch: fetchFn, timeoutMs }));
+    } catch (error) {
+      return transportFailure(label, error, timeoutMs);
+    }
+  };
+}
+
 /** 408, 429 and 5xx are worth another try; any other non-2xx answer will not change. */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;

@@ -22,10 +22,13 @@ export function signJwt(
   return `${signingInput}.${base64url(signature)}`;
 }
 
-/** A PEM private key, or undefined when the text is not one (the caller names the setting). */
+/**
+ * A PEM private key, or undefined when the text is not one (the caller names the setting). PEM
+ * kept in one-line environment variables often carries literal `\n`: read as line breaks.
+ */
 export function readPrivateKey(pem: string): KeyObject | undefined {
   try {
-    return createPrivateKey(pem);
+    return createPrivateKey(pem.includes("\\n") ? pem.replace(/\\n/g, "\n") : pem);
   } catch {
     return undefined;
   }

@@ -37,19 +37,13 @@ export function parseSettings<Schema extends z.ZodType>(
 
 /** The credential named by `<setting>_env`; a ConfigError when the setting or the variable is missing. */
 export function requiredSecret(setup: ProviderSetup, setting: string): string {
-  const value = channelSecret(
-    { channels: { [setup.channelName]: setup.channel } },
-    setup.context.env,
-    setup.channelName,
-    setting,
-  );
+  const value = optionalSecret(setup, setting);
   if (value === undefined) {
-    throw new ConfigError([
-      {
-        path: `channels.${setup.channelName}.${setting}_env`,
-        message: "required: the name of the environment variable holding the credential",
-      },
-    ]);
+    throw settingError(
+      setup,
+      `${setting}_env`,
+      "required: the name of the environment variable holding the credential",
+    );
   }
   return value;
 }
@@ -64,7 +58,7 @@ export function optionalSecret(setup: ProviderSetup, setting: string): string | 
   );
 }
 
-/** PEM keys kept in one-line environment variables often carry literal `\n`. */
-export function pemFromEnv(value: string): string {
-  return value.includes("\\n") ? value.replace(/\\n/g, "\n") : value;
+/** A ConfigError naming one setting of the channel, `channels.<name>.<setting>`. */
+export function settingError(setup: Pick<ProviderSetup, "channelName">, setting: string, message: string) {
+  return new ConfigError([{ path: `channels.${setup.channelName}.${setting}`, message }]);
 }

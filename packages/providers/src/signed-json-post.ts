@@ -1,7 +1,7 @@
 // One signed JSON POST, shared by the webhook provider and the approval callbacks
 // (docs/providers.md "webhook", docs/approvals.md "Decision callbacks"): the raw body is signed as
 // sent, and the answer is classified by status code or error class, never by message text.
-import { postWithDeadline, statusFailure, transportFailure } from "./http";
+import { providerPost, statusFailure } from "./http";
 import { accepted, type SendResult } from "./provider";
 import { SIGNATURE_HEADER, signPayload } from "./webhook-signature";
 
@@ -24,22 +24,18 @@ export interface SignedJsonPost {
 /** Resolves with ok, or a failure (retryable: 408, 429, 5xx, timeout, connection); never throws. */
 export async function postSignedJson(post: SignedJsonPost): Promise<SendResult> {
   const timestamp = Math.floor(post.now().getTime() / 1000);
-  try {
-    const response = await postWithDeadline({
-      fetch: post.fetch ?? fetch,
-      url: post.url,
-      headers: {
-        "Content-Type": "application/json",
-        "Idempotency-Key": post.idempotencyKey,
-        "User-Agent": SVC_USER_AGENT,
-        [SIGNATURE_HEADER]: signPayload(post.secret, post.body, timestamp),
-      },
-      body: post.body,
-      timeoutMs: post.timeoutMs,
-    });
+  const headers = {
+    "Content-Type": "application/json",
+    "Idempotency-Key": post.idempotencyKey,
+    "User-Agent": SVC_USER_AGENT,
+    [SIGNATURE_HEADER]: signPayload(post.secret, post.body, timestamp),
+  };
+  return providerPost(
+    post.label,
+    post.fetch ?? fetch,
+    post.timeoutMs,
+  )({ url: post.url, headers, body: post.body }, (response) => {
     if (response.status >= 200 && response.status < 300) return accepted();
     return statusFailure(post.label, response.status, response.headers, post.now());
-  } catch (error) {
-    return transportFailure(post.label, error, post.timeoutMs);
-  }
+  });
 }

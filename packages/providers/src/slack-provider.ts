@@ -1,7 +1,7 @@
 // Slack through chat.postMessage with a bot token: `to` is a channel or user id, so one channel
 // config reaches many conversations (an incoming webhook is bound to one and cannot use `to`).
 import { z } from "zod";
-import { parseJsonObject, postWithDeadline, statusFailure, transportFailure } from "./http";
+import { parseJsonObject, providerPost, statusFailure } from "./http";
 import { accepted, permanent, retryable, type Provider, type SendRequest } from "./provider";
 import { httpUrl, parseSettings, requiredSecret, timeoutMs, type ProviderSetup } from "./settings";
 
@@ -45,17 +45,13 @@ export function createSlackProvider(setup: ProviderSetup): Provider {
   const settings = parseSettings(slackSettings, setup);
   const token = requiredSecret(setup, "token");
   const { now, fetch: fetchFn = fetch } = setup.context;
+  const post = providerPost("slack", fetchFn, settings.timeout_ms);
+  const url = `${settings.base_url}/chat.postMessage`;
+  const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json; charset=utf-8" };
   return {
     name: "slack",
-    async send(request) {
-      try {
-        const response = await postWithDeadline({
-          fetch: fetchFn,
-          url: `${settings.base_url}/chat.postMessage`,
-          headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json; charset=utf-8" },
-          body: JSON.stringify(slackMessage(request)),
-          timeoutMs: settings.timeout_ms,
-        });
+    send: (request) =>
+      post({ url, headers, body: JSON.stringify(slackMessage(request)) }, (response) => {
         if (response.status < 200 || response.status >= 300) {
           return statusFailure("slack", response.status, response.headers, now());
         }
@@ -63,9 +59,6 @@ export function createSlackProvider(setup: ProviderSetup): Provider {
         if (answer.ok === true) return accepted(typeof answer.ts === "string" ? answer.ts : undefined);
         const code = typeof answer.error === "string" ? answer.error : "invalid_response";
         return RETRYABLE_ERRORS.has(code) ? retryable(`slack ${code}`) : permanent(`slack ${code}`);
-      } catch (error) {
-        return transportFailure("slack", error, settings.timeout_ms);
-      }
-    },
+      }),
   };
 }

@@ -2,7 +2,7 @@
 // per channel) and the link on its own line; a title has no place in a text message.
 import { z } from "zod";
 import { bodyWithLink } from "./content-text";
-import { parseJsonObject, postWithDeadline, statusFailure, transportFailure } from "./http";
+import { parseJsonObject, providerPost, statusFailure } from "./http";
 import { accepted, type Provider, type SendRequest } from "./provider";
 import { httpUrl, parseSettings, requiredSecret, timeoutMs, type ProviderSetup } from "./settings";
 
@@ -39,22 +39,17 @@ export function createTwilioProvider(setup: ProviderSetup): Provider {
   const { now, fetch: fetchFn = fetch } = setup.context;
   const url = `${settings.base_url}/2010-04-01/Accounts/${settings.account_sid}/Messages.json`;
   const authorization = `Basic ${Buffer.from(`${settings.account_sid}:${authToken}`).toString("base64")}`;
+  const post = providerPost("twilio", fetchFn, settings.timeout_ms);
   return {
     name: "twilio",
-    async send(request) {
-      try {
-        const response = await postWithDeadline({
-          fetch: fetchFn,
-          url,
-          headers: {
-            Authorization: authorization,
-            "Content-Type": "application/x-www-form-urlencoded",
-            Accept: "application/json",
-            "I-Twilio-Idempotency-Token": request.messageId,
-          },
-          body: twilioForm(request, settings).toString(),
-          timeoutMs: settings.timeout_ms,
-        });
+    send(request) {
+      const headers = {
+        Authorization: authorization,
+        "Content-Type": "application/x-www-form-urlencoded",
+        Accept: "application/json",
+        "I-Twilio-Idempotency-Token": request.messageId,
+      };
+      return post({ url, headers, body: twilioForm(request, settings).toString() }, (response) => {
         const answer = parseJsonObject(response.text);
         if (response.status >= 200 && response.status < 300) {
           return accepted(typeof answer.sid === "string" ? answer.sid : undefined);
@@ -62,9 +57,7 @@ export function createTwilioProvider(setup: ProviderSetup): Provider {
         // Twilio's own error code (21211 invalid number, 21610 opted out, ...) is the useful part.
         const detail = typeof answer.code === "number" ? `code ${answer.code}` : undefined;
         return statusFailure("twilio", response.status, response.headers, now(), detail);
-      } catch (error) {
-        return transportFailure("twilio", error, settings.timeout_ms);
-      }
+      });
     },
   };
 }

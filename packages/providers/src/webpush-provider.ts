@@ -2,12 +2,11 @@
 // request itself goes through the shared HTTP path so timeouts and classification match the rest.
 import { createHash } from "node:crypto";
 import webpush from "web-push";
-import { ConfigError } from "@svc/config";
 import type { Importance } from "@svc/core";
 import { z } from "zod";
-import { postWithDeadline, statusFailure, transportFailure } from "./http";
+import { providerPost, statusFailure } from "./http";
 import { accepted, permanent, type Provider, type SendRequest } from "./provider";
-import { parseSettings, requiredSecret, timeoutMs, type ProviderSetup } from "./settings";
+import { parseSettings, requiredSecret, settingError, timeoutMs, type ProviderSetup } from "./settings";
 
 export const webpushSettings = z.object({
   vapid_public_key: z.string().min(1),
@@ -45,6 +44,7 @@ export function createWebpushProvider(setup: ProviderSetup): Provider {
   };
   checkVapidKeys(setup.channelName, vapidDetails);
   const { now, fetch: fetchFn = fetch } = setup.context;
+  const post = providerPost("webpush", fetchFn, settings.timeout_ms);
   return {
     name: "webpush",
     async send(request) {
@@ -63,24 +63,16 @@ export function createWebpushProvider(setup: ProviderSetup): Provider {
         // The subscription's keys are not usable P-256 / auth values.
         return permanent("webpush invalid subscription keys");
       }
-      try {
-        const response = await postWithDeadline({
-          fetch: fetchFn,
-          url: details.endpoint,
-          headers: Object.fromEntries(
-            Object.entries(details.headers).map(([name, value]) => [name, String(value)]),
-          ),
-          body: details.body ?? new Uint8Array(),
-          timeoutMs: settings.timeout_ms,
-        });
+      const headers = Object.fromEntries(
+        Object.entries(details.headers).map(([name, value]) => [name, String(value)]),
+      );
+      return post({ url: details.endpoint, headers, body: details.body ?? new Uint8Array() }, (response) => {
         if (response.status >= 200 && response.status < 300) {
           return accepted(response.headers.get("location") ?? undefined);
         }
         const gone = response.status === 404 || response.status === 410 ? "subscription gone" : undefined;
         return statusFailure("webpush", response.status, response.headers, now(), gone);
-      } catch (error) {
-        return transportFailure("webpush", error, settings.timeout_ms);
-      }
+      });
     },
   };
 }
@@ -112,11 +104,7 @@ function checkVapidKeys(
       "aes128gcm",
     );
   } catch (error) {
-    throw new ConfigError([
-      {
-        path: `channels.${channelName}.vapid_public_key`,
-        message: `invalid VAPID key pair (${error instanceof Error ? error.message : "unknown error"})`,
-      },
-    ]);
+    const reason = error instanceof Error ? error.message : "unknown error";
+    throw settingError({ channelName }, "vapid_public_key", `invalid VAPID key pair (${reason})`);
   }
 }

@@ -12,6 +12,8 @@ export interface RequeueStuckOptions<N extends JobName> {
   list: (limit: number) => Promise<JobPayload<N>[]>;
   /** Rows per run; the next run picks up the rest. */
   limit?: number;
+  /** A job id of the job's own instead of the catalog's (a job with several ids per row). */
+  jobId?: (payload: JobPayload<N>) => string;
 }
 
 export interface RequeueStuckResult {
@@ -24,10 +26,11 @@ export async function requeueStuck<N extends JobName>(
 ): Promise<RequeueStuckResult> {
   const payloads = await options.list(options.limit ?? 500);
   if (payloads.length === 0) return { found: 0, jobIds: [] };
+  const jobIdOf = options.jobId ?? ((payload: JobPayload<N>) => jobIdFor(options.job, payload));
   // Same payload twice in one listing would be one job anyway; dedupe before the round trip.
-  const unique = new Map(payloads.map((payload) => [jobIdFor(options.job, payload), payload]));
+  const unique = new Map(payloads.map((payload) => [jobIdOf(payload), payload]));
   const jobIds = await options.queues.enqueueBulk(
-    [...unique.values()].map((payload) => ({ name: options.job, payload })),
+    [...unique].map(([jobId, payload]) => ({ name: options.job, payload, opts: { jobId } })),
   );
   return { found: unique.size, jobIds };
 }

@@ -3,7 +3,7 @@ import type { AddressInfo, Server } from "node:net";
 import path from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import type { Harness } from "./service-harness";
-import { messageLinkTokens } from "@svc/engine";
+import { messageLinkTokens } from "@svc/core";
 import {
   SECRET_KEY,
   linksOf,

@@ -17,48 +17,69 @@ function errorSummary(t: Strings, errors: string[]): Html | null {
   </div>`;
 }
 
-function categoriesFieldset(t: Strings, view: OwnPreferencesView): Html {
-  const choices =
-    view.categories.length === 0
-      ? html`<p>${t.noCategories}</p>`
-      : view.categories.map(
-          (c, i) =>
-            html`<div class="choice">
-              <input
-                type="checkbox"
-                id="category-${i}"
-                name="subscribed"
-                value="${c.key}"
-                ${c.subscribed ? html` checked` : ""}
-              /><label for="category-${i}">${categoryLabel(t, c)}</label>
-            </div>`,
-        );
-  return html`<fieldset aria-describedby="categories-hint">
-    <legend>${t.categoriesLegend}</legend>
-    <p class="hint" id="categories-hint">${t.categoriesHint}</p>
-    ${choices}
+interface CheckboxGroup {
+  legend: string;
+  hint: string;
+  /** The hint's id, which the fieldset names as its description. */
+  hintId: string;
+  /** Each box's id is `${idPrefix}-${index}`. */
+  idPrefix: string;
+  /** The form field every checked box submits its value as. */
+  name: string;
+  boxes: { value: string; label: string; checked: boolean }[];
+  /** Shown instead of the boxes when there are none. */
+  empty?: Html;
+}
+
+function checkboxFieldset(group: CheckboxGroup): Html {
+  const boxes =
+    group.boxes.length === 0 && group.empty
+      ? group.empty
+      : group.boxes.map((box, i) => {
+          const id = `${group.idPrefix}-${i}`;
+          return html`<div class="choice">
+            <input
+              type="checkbox"
+              id="${id}"
+              name="${group.name}"
+              value="${box.value}"
+              ${box.checked ? html` checked` : ""}
+            /><label for="${id}">${box.label}</label>
+          </div>`;
+        });
+  return html`<fieldset aria-describedby="${group.hintId}">
+    <legend>${group.legend}</legend>
+    <p class="hint" id="${group.hintId}">${group.hint}</p>
+    ${boxes}
   </fieldset>`;
+}
+
+function categoriesFieldset(t: Strings, view: OwnPreferencesView): Html {
+  return checkboxFieldset({
+    legend: t.categoriesLegend,
+    hint: t.categoriesHint,
+    hintId: "categories-hint",
+    idPrefix: "category",
+    name: "subscribed",
+    boxes: view.categories.map((c) => ({ value: c.key, label: categoryLabel(t, c), checked: c.subscribed })),
+    empty: html`<p>${t.noCategories}</p>`,
+  });
 }
 
 function channelsFieldset(t: Strings, view: OwnPreferencesView): Html | null {
   if (view.channels.length === 0) return null;
-  const choices = view.channels.map(
-    (c, i) =>
-      html`<div class="choice">
-        <input
-          type="checkbox"
-          id="channel-${i}"
-          name="muted"
-          value="${c.name}"
-          ${c.muted ? html` checked` : ""}
-        /><label for="channel-${i}">${t.channelNames[c.name] ?? c.name}</label>
-      </div>`,
-  );
-  return html`<fieldset aria-describedby="channels-hint">
-    <legend>${t.channelsLegend}</legend>
-    <p class="hint" id="channels-hint">${t.channelsHint}</p>
-    ${choices}
-  </fieldset>`;
+  return checkboxFieldset({
+    legend: t.channelsLegend,
+    hint: t.channelsHint,
+    hintId: "channels-hint",
+    idPrefix: "channel",
+    name: "muted",
+    boxes: view.channels.map((c) => ({
+      value: c.name,
+      label: t.channelNames[c.name] ?? c.name,
+      checked: c.muted,
+    })),
+  });
 }
 
 function quietHoursFieldset(

@@ -11,6 +11,7 @@ import {
 import type { Logger } from "@svc/log";
 import type { PrismaClient } from "@svc/store";
 import { loggablePath } from "../http/loggable-path";
+import { requestOrigin } from "../http/request-origin";
 import { sendPage, setHostedHeaders } from "./html";
 import { preferencesFromForm } from "./preferences-form";
 import { stringsFor } from "./preferences-i18n";
@@ -30,8 +31,6 @@ export interface PreferencePagesDeps {
   logger: Logger;
   now: () => Date;
 }
-
-const origin = (req: Request) => ({ ip: req.ip ?? null, user_agent: req.get("user-agent") ?? null });
 
 // Forms are small; parsed here only, never for the JSON API.
 const formBody = express.urlencoded({ extended: false, limit: "16kb", parameterLimit: 500 });
@@ -68,7 +67,7 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
     try {
       const saved = await changeOwnPreferences(deps, token, form.input, {
         method: "hosted_page",
-        ...origin(req),
+        ...requestOrigin(req),
       });
       sendPage(res, 200, renderPreferencesPage(saved, token, { saved: true }));
     } catch (error) {
@@ -98,7 +97,7 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
     if (body["List-Unsubscribe"] !== "One-Click") {
       throw new AppError("bad_request", "The request body must be List-Unsubscribe=One-Click (RFC 8058)");
     }
-    const result = await oneClickUnsubscribe(deps, tokenOf(req), origin(req));
+    const result = await oneClickUnsubscribe(deps, tokenOf(req), requestOrigin(req));
     if (req.accepts(["text/plain", "text/html"]) === "text/html") {
       sendPage(
         res,

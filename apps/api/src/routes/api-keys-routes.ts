@@ -1,15 +1,11 @@
 import type { Router } from "express";
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "@svc/engine";
 import type { PrismaClient } from "@svc/store";
+import { pageQuery } from "../http/page-query";
 
 export function apiKeysRoutes(router: Router, deps: { prisma: PrismaClient; now: () => Date }) {
   router.get("/v1/api-keys", async (req, res) => {
-    res.json(
-      await listApiKeys(deps, {
-        limit: req.query.limit as number | undefined,
-        cursor: req.query.cursor as string | undefined,
-      }),
-    );
+    res.json(await listApiKeys(deps, pageQuery(req)));
   });
   router.post("/v1/api-keys", async (req, res) => {
     res.status(201).json(await createApiKey(deps, req.body));

@@ -1,18 +1,9 @@
 import type { Router } from "express";
 import { getDigest, listDigests, sendDigestNow, type ListDigestsQuery } from "@svc/engine";
-import type { Logger } from "@svc/log";
-import type { Queues } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
 import { principalOf } from "../auth/require-key";
+import type { RouteDeps } from "./route-deps";
 
-export interface DigestsRouteDeps {
-  prisma: PrismaClient;
-  logger: Logger;
-  now: () => Date;
-  queues: Queues;
-}
-
-export function digestsRoutes(router: Router, deps: DigestsRouteDeps): void {
+export function digestsRoutes(router: Router, deps: Omit<RouteDeps, "config">): void {
   router.get("/v1/digests", async (req, res) => {
     res.json(await listDigests(deps, principalOf(res), req.query as unknown as ListDigestsQuery));
   });

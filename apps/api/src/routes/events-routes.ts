@@ -9,6 +9,7 @@ import {
 } from "@svc/engine";
 import { principalOf } from "../auth/require-key";
 import { sendJson } from "../http/send-json";
+import { pageQuery } from "../http/page-query";
 
 export function eventsRoutes(router: Router, deps: AcceptEventDeps) {
   // One batcher per app: concurrent accepts share an INSERT and a bulk enqueue (group commit).
@@ -18,11 +19,7 @@ export function eventsRoutes(router: Router, deps: AcceptEventDeps) {
     sendJson(res, duplicate ? 200 : 202, { ...event, duplicate });
   });
   router.get("/v1/events", async (req, res) => {
-    const page = {
-      limit: req.query.limit as number | undefined,
-      cursor: req.query.cursor as string | undefined,
-    };
-    res.json(await listEvents(deps, principalOf(res), page));
+    res.json(await listEvents(deps, principalOf(res), pageQuery(req)));
   });
   router.get("/v1/events/:id", async (req, res) => {
     res.json(await getEvent(deps, principalOf(res), req.params.id as string));

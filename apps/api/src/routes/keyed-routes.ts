@@ -1,5 +1,6 @@
 import type { Router } from "express";
 import { AppError } from "@svc/core";
+import { pageQuery } from "../http/page-query";
 
 // HTTP side of the keyed admin resources (categories, templates, rules, agents): one contract,
 // mapped once (DECISIONS "Requests and responses").
@@ -30,12 +31,7 @@ export function keyedRoutes<View>(
   now: () => Date,
 ) {
   router.get(base, async (req, res) => {
-    res.json(
-      await resource().list({
-        limit: req.query.limit as number | undefined,
-        cursor: req.query.cursor as string | undefined,
-      }),
-    );
+    res.json(await resource().list(pageQuery(req)));
   });
   router.post(base, async (req, res) => {
     const { key, ...rest } = req.body as Record<string, unknown> & { key: string };

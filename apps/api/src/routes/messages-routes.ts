@@ -1,5 +1,4 @@
 import type { Router } from "express";
-import type { SvcConfig } from "@svc/config";
 import {
   cancelMessage,
   decideMessageByKey,
@@ -9,21 +8,11 @@ import {
   type ListMessagesQuery,
   type SendMessageInput,
 } from "@svc/engine";
-import type { Logger } from "@svc/log";
-import type { Queues } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
 import { principalOf } from "../auth/require-key";
 import { reasonOf } from "./approvals-routes";
+import type { RouteDeps } from "./route-deps";
 
-export interface MessagesRouteDeps {
-  prisma: PrismaClient;
-  config: SvcConfig;
-  logger: Logger;
-  now: () => Date;
-  queues: Queues;
-}
-
-export function messagesRoutes(router: Router, deps: MessagesRouteDeps): void {
+export function messagesRoutes(router: Router, deps: RouteDeps): void {
   router.post("/v1/messages", async (req, res) => {
     const { created, message } = await sendMessage(deps, principalOf(res), req.body as SendMessageInput);
     res.status(created ? 202 : 200).json(message);

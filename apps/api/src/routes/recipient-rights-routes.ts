@@ -1,5 +1,4 @@
-import type { Request, Router } from "express";
-import type { SvcConfig } from "@svc/config";
+import type { Router } from "express";
 import {
   changeOwnPreferences,
   eraseRecipient,
@@ -8,38 +7,21 @@ import {
   listPreferenceHistory,
   recordConsent,
 } from "@svc/engine";
-import type { Logger } from "@svc/log";
-import type { Queues } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
 import { principalOf } from "../auth/require-key";
-
-export interface RecipientRightsDeps {
-  prisma: PrismaClient;
-  config: SvcConfig;
-  logger: Logger;
-  queues: Queues;
-  now: () => Date;
-}
-
-/** The caller's address and user agent, for ledger provenance. */
-export const requestOrigin = (req: Request) => ({
-  ip: req.ip ?? null,
-  user_agent: req.get("user-agent") ?? null,
-});
+import { pageQuery } from "../http/page-query";
+import { requestOrigin } from "../http/request-origin";
+import type { RouteDeps } from "./route-deps";
 
 /** Preference tokens, self-service preferences, consent ledger, opt-in records, erasure (SPEC 1.8, 2.10). */
-export function recipientRightsRoutes(router: Router, deps: RecipientRightsDeps): void {
+export function recipientRightsRoutes(router: Router, deps: RouteDeps): void {
   router.post("/v1/recipients/:external_id/preference-token", async (req, res) => {
     res
       .status(201)
       .json(await issuePreferenceToken(deps, principalOf(res), req.params.external_id as string));
   });
   router.get("/v1/recipients/:external_id/preferences/history", async (req, res) => {
-    const page = {
-      limit: req.query.limit as number | undefined,
-      cursor: req.query.cursor as string | undefined,
-    };
-    res.json(await listPreferenceHistory(deps, principalOf(res), req.params.external_id as string, page));
+    const externalId = req.params.external_id as string;
+    res.json(await listPreferenceHistory(deps, principalOf(res), externalId, pageQuery(req)));
   });
   router.post("/v1/recipients/:external_id/consent", async (req, res) => {
     res

@@ -1,4 +1,4 @@
-import type { Router } from "express";
+import type { Request, Router } from "express";
 import {
   addAddress,
   getRecipient,
@@ -9,35 +9,24 @@ import {
 } from "@svc/engine";
 import type { PrismaClient } from "@svc/store";
 import { principalOf } from "../auth/require-key";
+import { pageQuery } from "../http/page-query";
+
+const externalIdOf = (req: Request) => req.params.external_id as string;
 
 /** Recipients, addresses and preferences (SPEC 2.9); the caller's key decides what it may see and write. */
 export function recipientsRoutes(router: Router, deps: { prisma: PrismaClient; now: () => Date }): void {
   router.get("/v1/recipients", async (req, res) => {
-    const page = {
-      limit: req.query.limit as number | undefined,
-      cursor: req.query.cursor as string | undefined,
-    };
-    res.json(await listRecipients(deps, principalOf(res), page));
+    res.json(await listRecipients(deps, principalOf(res), pageQuery(req)));
   });
   router.get("/v1/recipients/:external_id", async (req, res) => {
-    res.json(await getRecipient(deps, principalOf(res), req.params.external_id as string));
+    res.json(await getRecipient(deps, principalOf(res), externalIdOf(req)));
   });
   router.put("/v1/recipients/:external_id", async (req, res) => {
-    const { created, recipient } = await putRecipient(
-      deps,
-      principalOf(res),
-      req.params.external_id as string,
-      req.body,
-    );
+    const { created, recipient } = await putRecipient(deps, principalOf(res), externalIdOf(req), req.body);
     res.status(created ? 201 : 200).json(recipient);
   });
   router.post("/v1/recipients/:external_id/addresses", async (req, res) => {
-    const { created, address } = await addAddress(
-      deps,
-      principalOf(res),
-      req.params.external_id as string,
-      req.body,
-    );
+    const { created, address } = await addAddress(deps, principalOf(res), externalIdOf(req), req.body);
     res.status(created ? 201 : 200).json(address);
   });
   router.delete("/v1/recipients/:external_id/addresses/:channel/:value", async (req, res) => {
@@ -46,6 +35,6 @@ export function recipientsRoutes(router: Router, deps: { prisma: PrismaClient; n
     res.status(204).end();
   });
   router.put("/v1/recipients/:external_id/preferences", async (req, res) => {
-    res.json(await putPreferences(deps, principalOf(res), req.params.external_id as string, req.body));
+    res.json(await putPreferences(deps, principalOf(res), externalIdOf(req), req.body));
   });
 }

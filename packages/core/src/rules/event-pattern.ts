@@ -19,23 +19,24 @@ export function isWildcardPattern(pattern: string): boolean {
 }
 
 export function validateEventName(name: unknown): PatternCheck {
-  if (typeof name !== "string" || name.length === 0)
-    return { ok: false, detail: "event name must be a non-empty string" };
-  if (name.length > EVENT_NAME_MAX_LENGTH)
-    return { ok: false, detail: `event name is longer than ${EVENT_NAME_MAX_LENGTH} characters` };
-  if (!NAME_CHARS.test(name))
-    return { ok: false, detail: "event name must not contain whitespace or control characters" };
-  if (name.includes("*")) return { ok: false, detail: "event name must not contain '*'" };
-  return { ok: true };
+  const check = checkText(name, "event name");
+  if (check.ok && (name as string).includes("*"))
+    return { ok: false, detail: "event name must not contain '*'" };
+  return check;
 }
 
 export function validateEventPattern(pattern: unknown): PatternCheck {
-  if (typeof pattern !== "string" || pattern.length === 0)
-    return { ok: false, detail: "event pattern must be a non-empty string" };
-  if (pattern.length > EVENT_NAME_MAX_LENGTH)
-    return { ok: false, detail: `event pattern is longer than ${EVENT_NAME_MAX_LENGTH} characters` };
-  if (!NAME_CHARS.test(pattern))
-    return { ok: false, detail: "event pattern must not contain whitespace or control characters" };
+  return checkText(pattern, "event pattern");
+}
+
+/** What names and patterns share: a non-empty string within the length, no whitespace or control characters. */
+function checkText(value: unknown, noun: "event name" | "event pattern"): PatternCheck {
+  if (typeof value !== "string" || value.length === 0)
+    return { ok: false, detail: `${noun} must be a non-empty string` };
+  if (value.length > EVENT_NAME_MAX_LENGTH)
+    return { ok: false, detail: `${noun} is longer than ${EVENT_NAME_MAX_LENGTH} characters` };
+  if (!NAME_CHARS.test(value))
+    return { ok: false, detail: `${noun} must not contain whitespace or control characters` };
   return { ok: true };
 }
 

@@ -1,13 +1,7 @@
-import {
-  AppError,
-  formatPeriod,
-  invalidPeriodMessage,
-  tryParsePeriod,
-  type ValidationIssue,
-} from "@svc/core";
+import { AppError, formatPeriod, type ValidationIssue } from "@svc/core";
 import { categoryRows, type CategoryFields, type CategoryRow, type PrismaClient } from "@svc/store";
 import { keyedResource } from "../shared/keyed-resource";
-import { formatCaps, parseCaps, validationError } from "../shared/validation";
+import { formatCaps, parseCaps, positivePeriod, validationError } from "../shared/validation";
 
 /** Category body (DECISIONS "Categories"); shapes are checked by the OpenAPI document. */
 export interface CategoryInput {
@@ -59,18 +53,8 @@ function toFields(input: CategoryInput, full: boolean): CategoryFields {
   if (merged.fatigue !== undefined) {
     if (merged.fatigue === null) data.fatigue = null;
     else {
-      const pause = tryParsePeriod(merged.fatigue.pause);
-      if (pause === null || pause === 0) {
-        issues.push({
-          loc: ["body", "fatigue", "pause"],
-          msg: invalidPeriodMessage(
-            merged.fatigue.pause,
-            "expected an ISO 8601 duration or a positive number of seconds",
-          ),
-          type: "value_error",
-        });
-      }
-      data.fatigue = { after: merged.fatigue.after, pause: pause ?? 0 };
+      const pause = positivePeriod(merged.fatigue.pause, ["body", "fatigue", "pause"], issues);
+      data.fatigue = { after: merged.fatigue.after, pause };
     }
   }
   if (issues.length > 0) throw validationError(issues);

@@ -4,10 +4,10 @@ import {
   type RenderedContent,
   type RenderOutcome,
   type RenderRequest,
-  type TemplateDefinition,
 } from "@svc/core";
 import { channelProviders, type SvcConfig } from "@svc/config";
 import type { TemplateRow } from "@svc/store";
+import { templateDefinition } from "../templates/template-definition";
 
 // Stored `content` of a message: the rendering for the first reachable channel (what the API
 // shows), plus `variants` for each other reachable channel whose rendering differs because the
@@ -31,7 +31,7 @@ export function contentForChannel(content: MessageContent, channel: string): Ren
 }
 
 /** Channels whose provider is SMTP get an autoescaped HTML body (DECISIONS "Templates"). */
-export function isEmailChannel(config: SvcConfig, channel: string): boolean {
+export function isEmailChannel(config: Pick<SvcConfig, "channels">, channel: string): boolean {
   const settings = Object.hasOwn(config.channels, channel) ? config.channels[channel] : undefined;
   return settings !== undefined && channelProviders(settings).includes("smtp");
 }
@@ -48,7 +48,7 @@ export interface ContentRendererInput {
 export function contentRenderer(input: ContentRendererInput) {
   return (request: RenderRequest): RenderOutcome<MessageContent> => {
     if (!input.template) return { ok: false, error: `no template '${input.templateKey}'` };
-    const definition = toDefinition(input.template);
+    const definition = templateDefinition(input.template);
     const channels = request.channels.length > 0 ? request.channels : [null];
     let first: MessageContent | null = null;
     const variants: Record<string, RenderedContent> = {};
@@ -66,15 +66,6 @@ export function contentRenderer(input: ContentRendererInput) {
     }
     const content = first as MessageContent;
     return { ok: true, content: Object.keys(variants).length > 0 ? { ...content, variants } : content };
-  };
-}
-
-function toDefinition(row: TemplateRow): TemplateDefinition {
-  return {
-    key: row.key,
-    default_locale: row.default_locale,
-    locales: row.locales as unknown as TemplateDefinition["locales"],
-    ai_attributes: row.ai_attributes,
   };
 }
 

@@ -1,3 +1,5 @@
+import { groupCommit } from "../shared/group-commit";
+
 // Coalesces concurrent calls into one round trip (the delivery worker runs ~50 jobs at once, each
 // asking Postgres the same kind of question). Calls made while a flush is in flight wait for the
 // next one, so batches grow with load and a lone call still goes out on the next turn of the loop.
@@ -11,41 +13,20 @@ export interface MicroBatcher<I, O> {
 }
 
 export function microBatcher<I, O>(run: BatchRunner<I, O>, maxBatch = 100): MicroBatcher<I, O> {
-  let pending: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
-  let inFlight = false;
-  let scheduled = false;
-
-  const flush = async (): Promise<void> => {
-    scheduled = false;
-    if (inFlight || pending.length === 0) return;
-    inFlight = true;
-    const batch = pending.slice(0, maxBatch);
-    pending = pending.slice(batch.length);
-    try {
-      const results = await run(batch.map((p) => p.item));
-      batch.forEach((p, i) => p.resolve(results[i] as O));
-    } catch (error) {
-      if (batch.length === 1) batch[0]!.reject(error);
-      // One bad item (a row deleted meanwhile) must not fail its neighbours: each goes alone.
-      // Runners are single statements, so the failed batch changed nothing and may run again.
-      else await Promise.all(batch.map((p) => run([p.item]).then((r) => p.resolve(r[0] as O), p.reject)));
-    } finally {
-      inFlight = false;
-      if (pending.length > 0) schedule();
-    }
-  };
-  const schedule = () => {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => void flush());
-  };
-
-  return {
-    add(item) {
-      return new Promise<O>((resolve, reject) => {
-        pending.push({ item, resolve, reject });
-        schedule();
-      });
+  type Pending = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
+  const add = groupCommit<Pending>(
+    async (batch) => {
+      try {
+        const results = await run(batch.map((p) => p.item));
+        batch.forEach((p, i) => p.resolve(results[i] as O));
+      } catch (error) {
+        if (batch.length === 1) batch[0]!.reject(error);
+        // One bad item (a row deleted meanwhile) must not fail its neighbours: each goes alone.
+        // Runners are single statements, so the failed batch changed nothing and may run again.
+        else await Promise.all(batch.map((p) => run([p.item]).then((r) => p.resolve(r[0] as O), p.reject)));
+      }
     },
-  };
+    { maxBatch, maxInFlight: 1 },
+  );
+  return { add: (item) => new Promise<O>((resolve, reject) => add({ item, resolve, reject })) };
 }

@@ -1,5 +1,5 @@
 import { REASON } from "@svc/core";
-import { loadRecheckFacts, type MessageRow, type PrismaClient, type RecheckFacts } from "@svc/store";
+import type { MessageRow, RecheckFacts } from "@svc/store";
 
 // What holds at send time (docs/delivery.md "Re-checks"): preferences (unsubscribe, muted
 // channels), consent expiry, expiry and the agent's state are read again right before sending, in
@@ -48,14 +48,4 @@ export function recheckFromFacts(message: MessageRow, facts: RecheckFacts, now: 
       addresses: recipient.addresses,
     },
   };
-}
-
-/** One message's re-check (its own round trip); the worker batches through `loadRecheckFacts`. */
-export async function recheckBeforeSending(
-  prisma: PrismaClient,
-  message: MessageRow,
-  now: Date,
-): Promise<Recheck> {
-  const [facts] = await loadRecheckFacts(prisma, [message]);
-  return recheckFromFacts(message, facts!, now);
 }

@@ -1,4 +1,4 @@
-import type { BulkItem, JobHandler, Queues, Sweep } from "@svc/queue";
+import { requeueStuck, type JobHandler, type Queues, type Sweep } from "@svc/queue";
 import { findOpenDigestsDueBefore, type PrismaClient } from "@svc/store";
 import { closeDigest, type CloseDigestDeps, type PendingDelivery } from "./close-digest";
 
@@ -63,20 +63,16 @@ export function closeDueDigestsSweep(
   return {
     name: "close-due-digests",
     every,
-    run: async ({ now }) => {
-      const due = await findOpenDigestsDueBefore(
-        deps.prisma,
-        new Date(now.getTime() - DUE_DIGEST_GRACE_MS),
-        BATCH,
-      );
-      if (due.length === 0) return { found: 0 };
-      const jobs = due.map((id): BulkItem<"close-digest"> => ({
-        name: "close-digest",
-        payload: { digestId: id },
-        opts: { jobId: closeDigestJobIds.due(id) },
-      }));
-      const jobIds = await deps.queues.enqueueBulk(jobs);
-      return { found: due.length, jobIds };
+    run: ({ now }) => {
+      const dueBefore = new Date(now.getTime() - DUE_DIGEST_GRACE_MS);
+      return requeueStuck({
+        queues: deps.queues,
+        job: "close-digest",
+        limit: BATCH,
+        jobId: ({ digestId }) => closeDigestJobIds.due(digestId),
+        list: async (limit) =>
+          (await findOpenDigestsDueBefore(deps.prisma, dueBefore, limit)).map((digestId) => ({ digestId })),
+      });
     },
   };
 }

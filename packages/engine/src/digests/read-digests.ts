@@ -2,12 +2,12 @@ import { AppError, type Principal } from "@svc/core";
 import {
   findDigestPage,
   findDigestWithItems,
-  findRecipientId,
   type DigestRow,
   type DigestWithItems,
   type PrismaClient,
 } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
+import { pageForRecipient } from "../shared/recipient-filter";
 
 /** Digest record (DECISIONS "Digests"); `items` are the kept events, oldest first. */
 export interface DigestView {
@@ -83,13 +83,8 @@ export async function listDigests(
 ): Promise<Page<DigestView>> {
   assertMaySeeDigests(principal);
   const window = pageWindow(query);
-  let recipientId: string | undefined;
-  if (query.recipient !== undefined) {
-    // By internal id, which the (recipient_id, created_at) index serves.
-    const found = await findRecipientId(prisma, query.recipient);
-    if (found === null) return { items: [], next_cursor: null };
-    recipientId = found;
-  }
-  const rows = await findDigestPage(prisma, { recipientId, status: query.status }, window);
-  return toPage(rows, window, (row) => row.id, serializeDigest);
+  return pageForRecipient(prisma, query.recipient, async (recipientId) => {
+    const rows = await findDigestPage(prisma, { recipientId, status: query.status }, window);
+    return toPage(rows, window, (row) => row.id, serializeDigest);
+  });
 }

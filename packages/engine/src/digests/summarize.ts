@@ -1,7 +1,8 @@
-import { renderTemplate, type RenderContext, type TemplateDefinition } from "@svc/core";
+import { renderTemplate, type RenderContext } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
 import type { TemplateRow } from "@svc/store";
 import type { ContentOverride } from "../compose/compose-types";
+import { templateDefinition } from "../templates/template-definition";
 import { chatComplete, type AiSettings, type ChatMessage } from "./ai-client";
 import { missingToken } from "./preserved-tokens";
 
@@ -79,7 +80,7 @@ async function rewrite(input: SummarizeInput): Promise<Rewrite> {
   if (!input.settings) return fallback("ai disabled");
   if (!input.template) return fallback("no template");
   const baseline = renderTemplate({
-    template: toDefinition(input.template),
+    template: templateDefinition(input.template),
     locale: input.locale,
     channel: input.channel,
     context: input.context,
@@ -115,13 +116,4 @@ function parseAnswer(text: string): { title: string; body: string } | null {
   } catch {
     return null;
   }
-}
-
-function toDefinition(row: TemplateRow): TemplateDefinition {
-  return {
-    key: row.key,
-    default_locale: row.default_locale,
-    locales: row.locales as unknown as TemplateDefinition["locales"],
-    ai_attributes: row.ai_attributes,
-  };
 }

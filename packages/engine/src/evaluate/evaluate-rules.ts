@@ -7,7 +7,7 @@ import {
   type Principal,
 } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { $transaction, findEventIdByIdempotencyKey, findRecipientId, type PrismaClient } from "@svc/store";
+import { $transaction, findEventByIdempotencyKey, findRecipientId, type PrismaClient } from "@svc/store";
 import { assertExternalId, isReservedEventName } from "../events/event-input";
 import { decideEvent, type DecidableEvent } from "../ingest/decide-event";
 import { directReads } from "../ingest/ingest-reads";
@@ -51,8 +51,8 @@ export async function evaluateRules(
   if ((await findRecipientId(prisma, input.recipient)) === null)
     throw new AppError("not_found", `no recipient '${input.recipient}'`);
   const sender = senderOf(principal);
-  const originalId = input.idempotency_key
-    ? await findEventIdByIdempotencyKey(prisma, sender, input.idempotency_key)
+  const original = input.idempotency_key
+    ? await findEventByIdempotencyKey(prisma, sender, input.idempotency_key)
     : null;
 
   const now = deps.now();
@@ -83,7 +83,7 @@ export async function evaluateRules(
       now,
       {
         dryRun: true,
-        dedupEventId: originalId ?? undefined,
+        dedupEventId: original?.id,
       },
     );
     return decision.outcomes;

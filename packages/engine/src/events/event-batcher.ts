@@ -1,9 +1,10 @@
 import type { NewEvent } from "@svc/store";
+import { groupCommit } from "../shared/group-commit";
 import { commitEvents, type CommitEventsDeps, type CommitOutcome } from "./commit-events";
 
-// Group commit: events accepted while earlier batches are being written wait and go together in
-// the next INSERT (and bulk enqueue). No timer: a lone request commits on the next turn of the
-// event loop, and under load the batches grow by themselves to what arrived meanwhile.
+// Group commit (shared/group-commit.ts): events accepted while earlier batches are being written
+// wait and go together in the next INSERT (and bulk enqueue). No timer: a lone request commits on
+// the next turn of the event loop, and under load the batches grow to what arrived meanwhile.
 
 export interface EventBatcherOptions {
   /** Most rows in one INSERT (default 256). */
@@ -25,46 +26,20 @@ interface Waiting {
 }
 
 export function createEventBatcher(deps: CommitEventsDeps, options: EventBatcherOptions = {}): EventBatcher {
-  const maxRows = options.maxRows ?? 256;
-  const maxInFlight = options.maxInFlight ?? 2;
-  let waiting: Waiting[] = [];
-  let inFlight = 0;
-  let scheduled = false;
-
-  const schedule = () => {
-    if (scheduled || waiting.length === 0 || inFlight >= maxInFlight) return;
-    scheduled = true;
-    setImmediate(flush); // after this turn's I/O callbacks, so every request that arrived joins
-  };
-
-  const flush = () => {
-    scheduled = false;
-    while (inFlight < maxInFlight && waiting.length > 0) {
-      const batch = waiting.length <= maxRows ? waiting : waiting.slice(0, maxRows);
-      waiting = batch === waiting ? [] : waiting.slice(maxRows);
-      inFlight++;
+  const add = groupCommit<Waiting>(
+    async (batch) => {
       options.onBatch?.(batch.length);
-      commitEvents(
-        deps,
-        batch.map((w) => w.row),
-      )
-        .then(
-          (outcomes) => batch.forEach((w, i) => w.resolve(outcomes[i]!)),
-          (error: unknown) => batch.forEach((w) => w.resolve({ error })),
-        )
-        .finally(() => {
-          inFlight--;
-          schedule();
-        });
-    }
-  };
-
-  return {
-    commit(row) {
-      return new Promise<CommitOutcome>((resolve) => {
-        waiting.push({ row, resolve });
-        schedule();
-      });
+      try {
+        const outcomes = await commitEvents(
+          deps,
+          batch.map((w) => w.row),
+        );
+        batch.forEach((w, i) => w.resolve(outcomes[i]!));
+      } catch (error) {
+        batch.forEach((w) => w.resolve({ error }));
+      }
     },
-  };
+    { maxBatch: options.maxRows ?? 256, maxInFlight: options.maxInFlight ?? 2 },
+  );
+  return { commit: (row) => new Promise<CommitOutcome>((resolve) => add({ row, resolve })) };
 }

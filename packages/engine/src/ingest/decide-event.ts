@@ -12,6 +12,7 @@ import {
   type AgentRow,
   type EventRow,
   type FatigueStateRow,
+  type IngestSnapshot,
   type MessageRow,
   type RecipientWithPolicyRows,
   type RuleRow,
@@ -22,7 +23,7 @@ import { decideMessage } from "../compose/compose-message";
 import type { CompositionRows } from "../compose/composition-rows";
 import { writeProfile, type RecipientProfileInput } from "../recipients/recipient-profile";
 import type { IngestConfig } from "./ingest-config-cache";
-import type { IngestReads } from "./ingest-reads";
+import { snapshotReads, type IngestReads } from "./ingest-reads";
 import type { FollowUps, IngestDeps } from "./ingest-types";
 import { joinDigest } from "./join-digest";
 import { outcomeOfMessage, outcomeOfMissingReference, ruleComposeRequest } from "./rule-message";
@@ -106,6 +107,16 @@ export async function decideEvent(
   const context: RuleContext = { tx, deps, reads, event, now, options, recipient, agent, config, decision };
   for (const match of matches) decision.outcomes.push(await outcomeOf(context, match));
   return decision;
+}
+
+/** The decision of an event from the snapshot ingest read (in `tx`, under the person's locks). */
+export function decideSnapshot(
+  tx: TransactionClient,
+  deps: IngestDeps,
+  snapshot: IngestSnapshot,
+  now: Date,
+): Promise<EventDecision> {
+  return decideEvent(tx, deps, snapshotReads(deps.prisma, tx, snapshot), snapshot.event, now);
 }
 
 interface RuleContext {

@@ -5,9 +5,8 @@ import {
   type EventPeek,
   type TransactionClient,
 } from "@svc/store";
-import { decideEvent, type EventDecision } from "./decide-event";
+import { decideSnapshot, type EventDecision } from "./decide-event";
 import { ingestEvent, INGEST_TRANSACTION_OPTIONS } from "./ingest-event";
-import { snapshotReads } from "./ingest-reads";
 import type { IngestDeps, IngestResult } from "./ingest-types";
 import { processedResult, writeDecisions } from "./write-decisions";
 
@@ -86,13 +85,7 @@ async function ingestLocked(
     // Its person's internal id is not locked: the single path takes that lock first.
     else if ((snapshot.recipient?.id ?? null) !== peek.recipientId) results.set(id, "later");
     else {
-      const decision = await decideEvent(
-        tx,
-        deps,
-        snapshotReads(deps.prisma, tx, snapshot),
-        snapshot.event,
-        now,
-      );
+      const decision = await decideSnapshot(tx, deps, snapshot, now);
       decisions.push(decision);
       results.set(id, processedResult(decision));
     }

@@ -1,4 +1,5 @@
 import type { Queues } from "@svc/queue";
+import { groupCommit } from "../shared/group-commit";
 import { enqueueFollowUps } from "./follow-ups";
 import { ingestEvents } from "./ingest-batch";
 import { ingestEvent } from "./ingest-event";
@@ -31,31 +32,6 @@ export function createIngestBatcher(
   deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> },
   options: IngestBatcherOptions = {},
 ): IngestBatcher {
-  const maxBatch = options.maxBatch ?? 64;
-  const parallel = options.parallel ?? 2;
-  const lingerMs = options.lingerMs ?? 2;
-  const waiting: Waiting[] = [];
-  let running = 0;
-  let scheduled = false;
-
-  const pump = () => {
-    scheduled = false;
-    while (running < parallel && waiting.length > 0) {
-      running++;
-      void run(waiting.splice(0, maxBatch)).finally(() => {
-        running--;
-        schedule();
-      });
-    }
-  };
-  // Let the jobs that start within a moment join one batch (a full batch goes at once).
-  const schedule = () => {
-    if (scheduled) return;
-    scheduled = true;
-    if (waiting.length >= maxBatch || lingerMs === 0) setImmediate(pump);
-    else setTimeout(pump, lingerMs);
-  };
-
   const run = async (batch: Waiting[]) => {
     let results: Map<string, IngestResult>;
     try {
@@ -89,13 +65,14 @@ export function createIngestBatcher(
     for (const w of batch) w.resolve(results.get(w.eventId)!);
   };
 
+  const add = groupCommit(run, {
+    maxBatch: options.maxBatch ?? 64,
+    maxInFlight: options.parallel ?? 2,
+    // Let the jobs that start within a moment join one batch (a full batch goes at once).
+    lingerMs: options.lingerMs ?? 2,
+  });
   return {
-    ingest(eventId) {
-      return new Promise<IngestResult>((resolve, reject) => {
-        waiting.push({ eventId, resolve, reject });
-        schedule();
-      });
-    },
+    ingest: (eventId) => new Promise<IngestResult>((resolve, reject) => add({ eventId, resolve, reject })),
   };
 }
 

@@ -7,8 +7,7 @@ import {
   peekEvents,
   type TransactionClient,
 } from "@svc/store";
-import { decideEvent } from "./decide-event";
-import { snapshotReads } from "./ingest-reads";
+import { decideSnapshot } from "./decide-event";
 import type { IngestDeps, IngestResult } from "./ingest-types";
 import { processedResult, writeDecisions } from "./write-decisions";
 
@@ -47,13 +46,7 @@ export async function ingestEvent(deps: IngestDeps, eventId: string): Promise<In
         snapshot = (await loadIngestSnapshots(tx, [eventId])).get(eventId)!;
       }
       const now = deps.now();
-      const decision = await decideEvent(
-        tx,
-        deps,
-        snapshotReads(deps.prisma, tx, snapshot),
-        snapshot.event,
-        now,
-      );
+      const decision = await decideSnapshot(tx, deps, snapshot, now);
       await writeDecisions(tx, deps, now, [decision]);
       return processedResult(decision);
     },

@@ -112,18 +112,14 @@ export function requeuePendingEventsSweep(
   return {
     name: "requeue-pending-events",
     every,
-    run: ({ now }) =>
-      requeueStuck({
+    run: ({ now }) => {
+      const pendingBefore = new Date(now.getTime() - PENDING_EVENT_GRACE_MS);
+      return requeueStuck({
         queues: deps.queues,
         job: "ingest-event",
-        list: async (limit) => {
-          const ids = await pendingEventIdsBefore(
-            deps.prisma,
-            new Date(now.getTime() - PENDING_EVENT_GRACE_MS),
-            limit,
-          );
-          return ids.map((eventId) => ({ eventId }));
-        },
-      }),
+        list: async (limit) =>
+          (await pendingEventIdsBefore(deps.prisma, pendingBefore, limit)).map((eventId) => ({ eventId })),
+      });
+    },
   };
 }

@@ -20,8 +20,6 @@ import {
 // Link tokens in the database (DECISIONS "Link tokens"): nonces and SHA-256 hashes are stored, raw
 // tokens never are. The pure derivation lives in @svc/core.
 
-export { messageLinkTokens, type MessageLinkTokens };
-
 /** The HMAC key for links; `npm start` always has one, so a missing key is an operator error. */
 export function requireSecretKey(config: { secrets: { secretKey: string | null } }): string {
   const key = config.secrets.secretKey;

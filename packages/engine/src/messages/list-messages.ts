@@ -1,6 +1,7 @@
 import type { MessageStatus, Principal } from "@svc/core";
-import { findRecipientId, listMessages as listMessageLog, type PrismaClient } from "@svc/store";
+import { listMessages as listMessageLog, type PrismaClient } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
+import { pageForRecipient } from "../shared/recipient-filter";
 import { serializeMessage, type MessageView } from "./serialize-message";
 
 export interface ListMessagesQuery extends PageRequest {
@@ -20,24 +21,15 @@ export async function listMessages(
   query: ListMessagesQuery,
 ): Promise<Page<MessageView>> {
   const window = pageWindow(query);
-  let recipientId: string | undefined;
-  if (query.recipient !== undefined) {
-    // By internal id, which the (recipient_id, created_at) index serves.
-    const id = await findRecipientId(prisma, query.recipient);
-    if (id === null) return { items: [], next_cursor: null };
-    recipientId = id;
-  }
-  const rows = await listMessageLog(
-    prisma,
-    {
+  return pageForRecipient(prisma, query.recipient, async (recipientId) => {
+    const filter = {
       recipientId,
       status: query.status,
       eventId: query.event_id,
       broadcastId: query.broadcast_id,
       agentKey: query.agent,
       onlyAgentKey: principal.agentKey,
-    },
-    window,
-  );
-  return toPage(rows, window, (row) => row.id, serializeMessage);
+    };
+    return toPage(await listMessageLog(prisma, filter, window), window, (row) => row.id, serializeMessage);
+  });
 }

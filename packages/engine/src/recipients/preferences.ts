@@ -51,20 +51,14 @@ export async function changePreferences(
   const row = await getRecipientById(tx, recipientId);
   const changes: Record<string, unknown> = {};
   const data: RecipientPreferenceFields = {};
-  if (input.unsubscribed_categories) {
-    const next = [...new Set(input.unsubscribed_categories)];
-    const d = diff(row.unsubscribed_categories, next);
+  for (const field of ["unsubscribed_categories", "muted_channels"] as const) {
+    const wanted = input[field];
+    if (!wanted) continue;
+    const next = [...new Set(wanted)];
+    const d = diff(row[field], next);
     if (d.added.length + d.removed.length > 0) {
-      changes.unsubscribed_categories = d;
-      data.unsubscribed_categories = next;
-    }
-  }
-  if (input.muted_channels) {
-    const next = [...new Set(input.muted_channels)];
-    const d = diff(row.muted_channels, next);
-    if (d.added.length + d.removed.length > 0) {
-      changes.muted_channels = d;
-      data.muted_channels = next;
+      changes[field] = d;
+      data[field] = next;
     }
   }
   if (

@@ -77,6 +77,9 @@ export function keyedResource<Row extends { key: string; created_at: Date }, Inp
       return spec.serialize(await findVisible(key));
     },
 
+    /** The stored row that `get` shows, for use cases that read more than the view. */
+    row: findVisible,
+
     async list(request: PageRequest) {
       const window = pageWindow(request);
       const page = await rows.findPage(db, window);

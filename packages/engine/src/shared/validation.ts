@@ -19,26 +19,31 @@ export interface StoredCap {
   limit: number;
 }
 
+/** A positive period (ISO 8601 duration or seconds) in seconds; else an issue under `loc`, and 0. */
+export function positivePeriod(
+  value: string | number,
+  loc: (string | number)[],
+  issues: ValidationIssue[],
+  expected = "expected an ISO 8601 duration or a positive number of seconds",
+): number {
+  const seconds = tryParsePeriod(value);
+  if (seconds === null || seconds === 0) {
+    issues.push({ loc, msg: invalidPeriodMessage(value, expected), type: "value_error" });
+  }
+  return seconds ?? 0;
+}
+
 /** `[{period: "P1D" | 86400, limit}]` → seconds, collecting issues under `loc`. */
 export function parseCaps(
   input: readonly { period: string | number; limit: number }[],
   loc: (string | number)[],
   issues: ValidationIssue[],
 ): StoredCap[] {
-  return input.map((cap, index) => {
-    const period = tryParsePeriod(cap.period);
-    if (period === null || period === 0) {
-      issues.push({
-        loc: [...loc, index, "period"],
-        msg: invalidPeriodMessage(
-          cap.period,
-          "expected an ISO 8601 duration (PT1H, P1D, P7D) or a positive number of seconds",
-        ),
-        type: "value_error",
-      });
-    }
-    return { period: period ?? 0, limit: cap.limit };
-  });
+  const expected = "expected an ISO 8601 duration (PT1H, P1D, P7D) or a positive number of seconds";
+  return input.map((cap, index) => ({
+    period: positivePeriod(cap.period, [...loc, index, "period"], issues, expected),
+    limit: cap.limit,
+  }));
 }
 
 export const formatCaps = (caps: unknown): { period: string; limit: number }[] =>

@@ -40,6 +40,17 @@ describe("requeueStuck", () => {
     expect(await (await ingest.getJob("evt_S1"))!.getState()).toBe("delayed");
   });
 
+  it("enqueues under the job's own ids when given, deduplicated by them", async () => {
+    const list = async () => [{ digestId: "dig_J1" }, { digestId: "dig_J2" }, { digestId: "dig_J1" }];
+    const jobId = ({ digestId }: { digestId: string }) => `${digestId}-due`;
+    const result = await requeueStuck({ queues, job: "close-digest", list, jobId });
+    expect(result).toEqual({ found: 2, jobIds: ["dig_J1-due", "dig_J2-due"] });
+    const digests = queues.queue("digests");
+    expect((await digests.getJob("dig_J1-due"))?.data).toEqual({ digestId: "dig_J1" });
+    expect(await digests.getJob("dig_J1")).toBeUndefined();
+    await digests.obliterate({ force: true });
+  });
+
   it("does nothing when nothing is stuck", async () => {
     expect(await requeueStuck({ queues, job: "close-digest", list: async () => [] })).toEqual({
       found: 0,

@@ -31,19 +31,6 @@ export function listEvents(
   });
 }
 
-/** The id of the event a sender stored under an idempotency key (whatever its retention). */
-export async function findEventIdByIdempotencyKey(
-  db: PrismaClientOrTransaction,
-  sender: string,
-  idempotencyKey: string,
-): Promise<string | null> {
-  const row = await db.event.findUnique({
-    where: { sender_idempotency_key: { sender, idempotency_key: idempotencyKey } },
-    select: { id: true },
-  });
-  return row?.id ?? null;
-}
-
 export function findOutcome(
   db: PrismaClientOrTransaction,
   eventId: string,

@@ -1,0 +1,53 @@
+import type { SvcConfig } from "@svc/config";
+import { AppError, renderTemplate, type RenderedContent } from "@svc/core";
+import type { PrismaClient } from "@svc/store";
+import { isEmailChannel } from "../compose/message-content";
+import { previewRecipient } from "./preview-recipient";
+import { templateDefinition } from "./template-definition";
+import { templatesResource } from "./templates-resource";
+
+export interface TemplatePreviewRequest {
+  locale?: string;
+  channel?: string;
+  /** External id of a stored recipient whose profile renders as `recipient`. */
+  recipient?: string;
+  data?: Record<string, unknown>;
+}
+
+export interface TemplatePreview extends RenderedContent {
+  locale: string;
+  channel: string | null;
+}
+
+interface PreviewDeps {
+  prisma: PrismaClient;
+  now: () => Date;
+  config: Pick<SvcConfig, "channels">;
+}
+
+/** Renders template `key` as a message would be (e-mail channels escaped), sends nothing. */
+export async function previewTemplate(
+  deps: PreviewDeps,
+  key: string,
+  request: TemplatePreviewRequest,
+): Promise<TemplatePreview> {
+  const template = await templatesResource(deps).row(key);
+  const recipient = await previewRecipient(deps, request.recipient);
+  const result = renderTemplate({
+    template: templateDefinition(template),
+    locale: request.locale ?? recipient?.locale ?? null,
+    channel: request.channel ?? null,
+    html: request.channel !== undefined && isEmailChannel(deps.config, request.channel),
+    context: {
+      data: request.data ?? {},
+      recipient: recipient ?? {},
+      event: { id: "evt_preview", name: "preview", created_at: deps.now().toISOString() },
+    },
+  });
+  if (!result.ok) {
+    throw new AppError("unprocessable", result.detail, {
+      errors: [{ loc: ["body"], msg: result.detail, type: "template_error" }],
+    });
+  }
+  return { locale: result.locale, channel: result.channel, ...result.content };
+}
