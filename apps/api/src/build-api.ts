@@ -28,6 +28,7 @@ import { evaluateRoutes } from "./routes/evaluate-routes";
 import { templatePreviewRoutes } from "./routes/templates-routes";
 import { digestsRoutes } from "./routes/digests-routes";
 import { approvalsRoutes } from "./routes/approvals-routes";
+import { callbacksRoutes } from "./routes/callbacks-routes";
 
 export interface ApiServices {
   config: SvcConfig;
@@ -86,6 +87,7 @@ export function buildApi(services: ApiServices): Express {
       messagesRoutes(router, deps);
       engagementRoutes(router, deps);
       digestsRoutes(router, deps);
+      callbacksRoutes(router, deps);
     },
   });
 }

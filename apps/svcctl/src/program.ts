@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { classifyError } from "./cli-error";
+import { callbacksCommand } from "./commands/callbacks";
 import { jobsCommand } from "./commands/jobs";
 import { keysCommand } from "./commands/keys";
 import { migrateCommand, type MigrationPaths } from "./commands/migrate";
@@ -16,7 +17,9 @@ export interface BuildProgramOptions {
 export function buildProgram(session: Session, options: BuildProgramOptions = {}): Command {
   const { stdout, stderr } = session.io;
   const program = new Command("svcctl")
-    .description("Operator CLI for svc: API keys, database migrations and background jobs.")
+    .description(
+      "Operator CLI for svc: API keys, database migrations, background jobs and decision callbacks.",
+    )
     .version(cliVersion(), "-V, --version", "print the version")
     .option("-c, --config <file>", "configuration file (default: $SVC_CONFIG, else ./svc.yaml when present)")
     .helpCommand(true)
@@ -27,6 +30,7 @@ export function buildProgram(session: Session, options: BuildProgramOptions = {}
   keysCommand(program, session);
   migrateCommand(program, session, options.migrationPaths);
   jobsCommand(program, session);
+  callbacksCommand(program, session);
   return program;
 }
 

@@ -20,6 +20,8 @@ import {
   ingestJobs,
   inlineDelivery,
   requeuePendingEventsSweep,
+  requeueCallbacksSweep,
+  sendCallbackJob,
 } from "@svc/engine";
 import { createProviders } from "@svc/providers";
 import type { PrismaClient } from "@svc/store";
@@ -59,6 +61,7 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
     ...deliverySweeps(deps),
     closeDueDigestsSweep(deps),
     expireHeldItemsSweep(deps),
+    requeueCallbacksSweep(deps),
   ];
   const deliver = deliverMessageJob({ ...deps, providers });
   const inline = deps.deliverInline
@@ -79,6 +82,8 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
       "deliver-message": deliver,
       "deliver-messages": deliverMessagesJob(deliver),
       "close-digest": closeDigestJob(deps),
+      // Refuses to build (ConfigError) when approvals.callback_url is set without SVC_CALLBACK_SECRET.
+      "send-callback": sendCallbackJob(deps),
     },
     sweeps,
     drain: async () => inline?.drain(),

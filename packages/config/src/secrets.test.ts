@@ -6,6 +6,7 @@ import {
   missingSecrets,
   parseConfig,
   readSecrets,
+  requireCallbackSecret,
 } from "./index";
 import { removeTempDirs, tempDir } from "./__tests__/temp-dir";
 
@@ -156,5 +157,23 @@ describe("missingSecrets / assertSecrets", () => {
     expect(() => assertSecrets(withCallbackSecret, env, { requireSecretKey: true })).toThrow(
       "invalid configuration: SVC_SECRET_KEY is not set",
     );
+  });
+});
+
+describe("requireCallbackSecret", () => {
+  const raw = { approvals: { callback_url: "https://backend.example/decisions" } };
+  const withUrl = parseConfig(raw, {});
+
+  it("refuses a callback URL without SVC_CALLBACK_SECRET, naming the variable", () => {
+    expect(() => requireCallbackSecret(withUrl)).toThrow(
+      "invalid configuration: approvals.callback_url: requires SVC_CALLBACK_SECRET to sign callbacks",
+    );
+  });
+
+  it("gives the secret when both are set, and null without a callback URL", () => {
+    const signed = parseConfig(raw, { SVC_CALLBACK_SECRET: "cb-secret" });
+    expect(requireCallbackSecret(signed)).toBe("cb-secret");
+    expect(requireCallbackSecret(parseConfig({}, { SVC_CALLBACK_SECRET: "cb-secret" }))).toBeNull();
+    expect(requireCallbackSecret(parseConfig({}, {}))).toBeNull();
   });
 });

@@ -95,18 +95,32 @@ export function missingSecrets(
   if (options.requireSecretKey && config.secrets.secretKey === null) {
     issues.push({ path: "", message: "SVC_SECRET_KEY is not set" });
   }
-  if (config.approvals.callback_url !== null && config.secrets.callbackSecret === null) {
-    issues.push({
-      path: "approvals.callback_url",
-      message: "requires SVC_CALLBACK_SECRET to sign callbacks",
-    });
-  }
+  const callbackIssue = missingCallbackSecret(config);
+  if (callbackIssue) issues.push(callbackIssue);
   for (const [name, channel] of Object.entries(config.channels)) {
     for (const { path, variable } of envSettings(channel, `channels.${name}`)) {
       if (!env[variable]) issues.push({ path, message: `environment variable ${variable} is not set` });
     }
   }
   return issues;
+}
+
+type CallbackSettings = Pick<ConfigValues, "approvals"> & { secrets: Pick<Secrets, "callbackSecret"> };
+
+// docs/approvals.md "Decision callbacks": an unsigned callback would be worthless to its receiver.
+function missingCallbackSecret(config: CallbackSettings): ConfigIssue | null {
+  if (config.approvals.callback_url === null || config.secrets.callbackSecret !== null) return null;
+  return { path: "approvals.callback_url", message: "requires SVC_CALLBACK_SECRET to sign callbacks" };
+}
+
+/**
+ * The secret that signs the decision callbacks, or null when no approvals.callback_url is set;
+ * a ConfigError when the URL is set without SVC_CALLBACK_SECRET (the callback worker refuses to start).
+ */
+export function requireCallbackSecret(config: CallbackSettings): string | null {
+  const issue = missingCallbackSecret(config);
+  if (issue) throw new ConfigError([issue]);
+  return config.approvals.callback_url === null ? null : config.secrets.callbackSecret;
 }
 
 /** Throws a ConfigError naming every missing secret (see missingSecrets). */

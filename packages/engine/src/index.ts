@@ -95,3 +95,16 @@ export { decideApprovalByKey, decideMessageByKey } from "./approvals/decide-by-k
 export { decideByReviewLink, reviewPageFor, type ReviewPage } from "./approvals/review-by-link";
 export { expireHeldItemsSweep } from "./approvals/expire-held-items";
 export { reviewToken } from "./approvals/review-notices";
+
+// Decision callbacks: recorded by a decision, sent by the worker, listed and retried by operators.
+export { callbackJob, recordDecisionCallback, type DecisionCallbackBody } from "./callbacks/record-callback";
+export { callbackTryJobId } from "./callbacks/callback-retry";
+export { sendCallbackJob, type SendCallbackDeps } from "./callbacks/send-callback";
+export { requeueCallbacksSweep } from "./callbacks/callback-sweeps";
+export {
+  listCallbacks,
+  retryCallback,
+  type CallbackView,
+  type ListCallbacksQuery,
+  type RetryCallbackDeps,
+} from "./callbacks/operator-callbacks";

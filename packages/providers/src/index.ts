@@ -11,3 +11,4 @@ export { twilioSignature, verifyTwilioSignature, type TwilioParams } from "./twi
 export { isRetryableStatus, parseRetryAfter } from "./http";
 export { apnsId } from "./apns-provider";
 export { emailMessageId, threadMessageId } from "./email-headers";
+export { postSignedJson, SVC_USER_AGENT, type SignedJsonPost } from "./signed-json-post";

@@ -1,8 +1,7 @@
 // Posts the message as signed JSON to the backend's URL (DECISIONS "Channels and providers").
 import { z } from "zod";
-import { providerPost, statusFailure } from "./http";
-import { accepted, type Provider, type SendRequest } from "./provider";
-import { SIGNATURE_HEADER, signPayload } from "./webhook-signature";
+import type { Provider, SendRequest } from "./provider";
+import { postSignedJson } from "./signed-json-post";
 import { httpUrl, parseSettings, requiredSecret, timeoutMs, type ProviderSetup } from "./settings";
 
 export const webhookSettings = z.object({
@@ -28,22 +27,19 @@ export function webhookBody(request: SendRequest): string {
 export function createWebhookProvider(setup: ProviderSetup): Provider {
   const settings = parseSettings(webhookSettings, setup);
   const secret = requiredSecret(setup, "secret");
-  const { now, fetch: fetchFn = fetch } = setup.context;
-  const post = providerPost("webhook", fetchFn, settings.timeout_ms);
+  const { now, fetch } = setup.context;
   return {
     name: "webhook",
-    send(request) {
-      const body = webhookBody(request);
-      const timestamp = Math.floor(now().getTime() / 1000);
-      const headers = {
-        "Content-Type": "application/json",
-        "Idempotency-Key": request.messageId,
-        [SIGNATURE_HEADER]: signPayload(secret, body, timestamp),
-      };
-      return post({ url: settings.url, headers, body }, (response) => {
-        if (response.status >= 200 && response.status < 300) return accepted();
-        return statusFailure("webhook", response.status, response.headers, now());
-      });
-    },
+    send: (request) =>
+      postSignedJson({
+        url: settings.url,
+        secret,
+        body: webhookBody(request),
+        idempotencyKey: request.messageId,
+        timeoutMs: settings.timeout_ms,
+        now,
+        label: "webhook",
+        fetch,
+      }),
   };
 }

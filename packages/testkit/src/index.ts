@@ -6,3 +6,5 @@ export type { TestRedisPrefix } from "./test-redis";
 export { waitFor } from "./wait-for";
 export type { WaitForOptions } from "./wait-for";
 export { TEST_SERVER_URL, TEST_REDIS_URL, MIGRATIONS_DIR } from "./services";
+export { CallbackReceiver, receiverAccepts } from "./callback-receiver";
+export type { ReceivedPost } from "./callback-receiver";

@@ -30,6 +30,11 @@ describe("usage errors exit 2 with commander's one-line message", () => {
       ["jobs", "retry-dead", "--queue", "email"],
       "error: option '--queue <name>' argument 'email' is invalid. Allowed choices are ingest, policy, delivery, digests, screening, callbacks, scheduler.\n",
     ],
+    [
+      ["callbacks", "list", "--status", "lost"],
+      "error: option '--status <status>' argument 'lost' is invalid. Allowed choices are pending, delivered, failed.\n",
+    ],
+    [["callbacks", "retry"], "error: missing required argument 'id'\n"],
   ])("svcctl %j", async (argv, stderr) => {
     expect(await svcctl(argv, UNREACHABLE_DB)).toEqual({ code: 2, stdout: "", stderr });
   });
@@ -38,6 +43,7 @@ describe("usage errors exit 2 with commander's one-line message", () => {
     [[], /^Usage: svcctl \[options\] \[command\]/],
     [["keys"], /^Usage: svcctl keys \[options\] \[command\]/],
     [["jobs"], /^Usage: svcctl jobs \[options\] \[command\]/],
+    [["callbacks"], /^Usage: svcctl callbacks \[options\] \[command\]/],
   ])("%j without a subcommand shows its help on stderr and exits 2", async (argv, usage) => {
     const run = await svcctl(argv, UNREACHABLE_DB);
     expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: "" });
@@ -50,7 +56,7 @@ describe("help and version exit 0", () => {
     const run = await svcctl(["--help"], {});
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: svcctl \[options\] \[command\]/);
-    for (const command of ["keys", "migrate [options]", "jobs"])
+    for (const command of ["keys", "migrate [options]", "jobs", "callbacks"])
       expect(run.stdout).toContain(`\n  ${command} `);
     expect(run.stdout).toContain(
       [

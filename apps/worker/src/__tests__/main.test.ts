@@ -11,9 +11,9 @@ const REGISTER = path.join(__dirname, "../../../../scripts/register-ts.cjs");
 const prefix = scratchName("svc-test-main");
 let queues: Queues;
 
-function runMain(args: string[]) {
+function runMain(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ["-r", REGISTER, MAIN, ...args], {
-    env: { PATH: process.env.PATH, REDIS_URL, SVC__REDIS__PREFIX: prefix, SVC__LOG__LEVEL: "warn" },
+    env: { PATH: process.env.PATH, REDIS_URL, SVC__REDIS__PREFIX: prefix, SVC__LOG__LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -46,6 +46,7 @@ describe("worker main", () => {
         ["sweep-expire-queued", 30_000],
         ["sweep-reclaim-leases", 30_000],
         ["sweep-report-dead-jobs", 300_000],
+        ["sweep-requeue-callbacks", 15_000],
         ["sweep-requeue-due", 60_000],
         ["sweep-requeue-pending-events", 30_000],
       ]);
@@ -60,5 +61,16 @@ describe("worker main", () => {
     const run = runMain(["--queues", "ingest,emails"]);
     expect(await run.exited).toBe(1);
     expect(run.output()).toContain("unknown queue emails");
+  });
+
+  it("a callback URL without SVC_CALLBACK_SECRET stops the start with exit 1 naming the variable", async () => {
+    const run = runMain(["--queues", "callbacks"], {
+      SVC__APPROVALS__CALLBACK_URL: "https://backend.example/decisions",
+      SVC__DATABASE__AUTO_MIGRATE: "false",
+    });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain(
+      "invalid configuration: approvals.callback_url: requires SVC_CALLBACK_SECRET to sign callbacks",
+    );
   });
 });

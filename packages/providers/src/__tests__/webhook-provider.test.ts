@@ -26,6 +26,7 @@ describe("webhook provider", () => {
     expect(received?.url).toBe("/svc-hook");
     expect(received?.headers["content-type"]).toBe("application/json");
     expect(received?.headers["idempotency-key"]).toBe(request.messageId);
+    expect(received?.headers["user-agent"]).toBe("svc");
     const raw = received?.body.toString("utf8") ?? "";
     expect(JSON.parse(raw)).toEqual({
       id: request.messageId,

@@ -2,3 +2,4 @@ export * from "./approval-erasure";
 export * from "./callback-deliveries";
 export * from "./approval-requests";
 export * from "./review-links";
+export * from "./callback-sending";

@@ -1,0 +1,41 @@
+// One signed JSON POST, shared by the webhook provider and the approval callbacks
+// (docs/providers.md "webhook", docs/approvals.md "Decision callbacks"): the raw body is signed as
+// sent, and the answer is classified by status code or error class, never by message text.
+import { providerPost, statusFailure } from "./http";
+import { accepted, type SendResult } from "./provider";
+import { SIGNATURE_HEADER, signPayload } from "./webhook-signature";
+
+export const SVC_USER_AGENT = "svc";
+
+export interface SignedJsonPost {
+  url: string;
+  secret: string;
+  /** The exact bytes sent and signed. */
+  body: string;
+  /** Receivers drop a repeat carrying a key they already handled. */
+  idempotencyKey: string;
+  timeoutMs: number;
+  now: () => Date;
+  /** Starts the error text: `<label> 503`, `<label> timeout after 10000 ms`. */
+  label: string;
+  fetch?: typeof fetch;
+}
+
+/** Resolves with ok, or a failure (retryable: 408, 429, 5xx, timeout, connection); never throws. */
+export async function postSignedJson(post: SignedJsonPost): Promise<SendResult> {
+  const timestamp = Math.floor(post.now().getTime() / 1000);
+  const headers = {
+    "Content-Type": "application/json",
+    "Idempotency-Key": post.idempotencyKey,
+    "User-Agent": SVC_USER_AGENT,
+    [SIGNATURE_HEADER]: signPayload(post.secret, post.body, timestamp),
+  };
+  return providerPost(
+    post.label,
+    post.fetch ?? fetch,
+    post.timeoutMs,
+  )({ url: post.url, headers, body: post.body }, (response) => {
+    if (response.status >= 200 && response.status < 300) return accepted();
+    return statusFailure(post.label, response.status, response.headers, post.now());
+  });
+}
