@@ -8,6 +8,8 @@ export interface ReviewStrings {
   titleAction: string;
   introMessage: string;
   introAction: string;
+  introMessageClosed: string;
+  introActionClosed: string;
   /** The sender of an approval request made with a key not bound to an agent. */
   backendSender: string;
   sender: string;
@@ -35,6 +37,7 @@ export interface ReviewStrings {
   reasonGiven: string;
   commentGiven: string;
   closedHint: string;
+  errorStatus: string;
   errorSummary: string;
   reasonTooLong: string;
   reasonUnstorable: string;
@@ -45,6 +48,8 @@ const en: ReviewStrings = {
   titleAction: "Approval requested",
   introMessage: "{sender} wants to send the message below. It waits until a person approves it.",
   introAction: "{sender} asks for approval before going ahead with what is described below.",
+  introMessageClosed: "{sender} asked to send the message below.",
+  introActionClosed: "{sender} asked for approval of what is described below.",
   backendSender: "A backend service",
   sender: "Sender",
   recipient: "To",
@@ -72,6 +77,7 @@ const en: ReviewStrings = {
   reasonGiven: "Reason: {comment}",
   commentGiven: "Comment: {comment}",
   closedHint: "This link no longer accepts decisions.",
+  errorStatus: "Error {status}",
   errorSummary: "Please correct the following:",
   reasonTooLong: "The reason can be at most {max} characters long.",
   reasonUnstorable: "The reason contains a character that cannot be stored (U+0000).",
@@ -82,6 +88,8 @@ const de: Partial<ReviewStrings> = {
   titleAction: "Freigabe angefragt",
   introMessage: "{sender} möchte die folgende Nachricht senden. Sie wartet, bis eine Person sie freigibt.",
   introAction: "{sender} bittet um Freigabe, bevor es mit dem unten Beschriebenen weitergeht.",
+  introMessageClosed: "{sender} wollte die folgende Nachricht senden.",
+  introActionClosed: "{sender} bat um Freigabe des unten Beschriebenen.",
   backendSender: "Ein Backend-Dienst",
   sender: "Absender",
   recipient: "An",
@@ -109,6 +117,7 @@ const de: Partial<ReviewStrings> = {
   reasonGiven: "Grund: {comment}",
   commentGiven: "Kommentar: {comment}",
   closedHint: "Dieser Link nimmt keine Entscheidungen mehr an.",
+  errorStatus: "Fehler {status}",
   errorSummary: "Bitte korrigieren Sie Folgendes:",
   reasonTooLong: "Der Grund darf höchstens {max} Zeichen lang sein.",
   reasonUnstorable: "Der Grund enthält ein Zeichen, das nicht gespeichert werden kann (U+0000).",

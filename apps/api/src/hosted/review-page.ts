@@ -44,7 +44,7 @@ export function renderReviewPage(
         : t.titleAction;
   const body = html`<h1>${title}</h1>
     ${view.state === "closed" ? outcomeNotice(view.outcome, context, state.decided === true) : null}
-    ${errorSummary(t, state.errors ?? [])} ${whatIsAsked(item, context)}
+    ${errorSummary(t, state.errors ?? [])} ${whatIsAsked(item, view.state === "open", context)}
     ${view.state === "open" ? decisionForms(item, where, t, state.reason ?? "") : null}`;
   return page({ lang: t.lang, title, body });
 }
@@ -68,7 +68,7 @@ function outcomeNotice(outcome: ReviewOutcome, context: RenderContext, decided: 
       <p><strong>${fillHtml(sentence, { by, at })}</strong></p>
       ${comment}
     </div>
-    ${decided ? null : html`<p class="hint">${t.closedHint}</p>`}`;
+    ${decided ? null : html`<p class="hint">${t.closedHint} ${fillHtml(t.errorStatus, { status: "410" })}</p>`}`;
 }
 
 function errorSummary(t: ReviewText, errors: string[]): Html | null {
@@ -81,15 +81,23 @@ function errorSummary(t: ReviewText, errors: string[]): Html | null {
   </div>`;
 }
 
-function whatIsAsked(item: ReviewItem, context: RenderContext): Html {
+function whatIsAsked(item: ReviewItem, open: boolean, context: RenderContext): Html {
   const { t } = context;
   const sender = senderName(item, t);
-  const deadline = html`${timeElement(item.deadline, context)}${relativeHint(item.deadline, context)}`;
+  const deadline = html`${timeElement(item.deadline, context)}${open ? relativeHint(item.deadline, context) : ""}`;
+  const intro =
+    item.kind === "message"
+      ? open
+        ? t.introMessage
+        : t.introMessageClosed
+      : open
+        ? t.introAction
+        : t.introActionClosed;
   const facts: [string, Html | string][] = [[t.sender, sender]];
   if (item.recipient !== null) facts.push([t.recipient, item.recipient]);
   if (item.category !== null) facts.push([t.category, item.category]);
   facts.push([t.importance, t.importanceNames[item.importance]], [t.deadline, deadline]);
-  return html`<p>${fillHtml(item.kind === "message" ? t.introMessage : t.introAction, { sender })}</p>
+  return html`<p>${fillHtml(intro, { sender })}</p>
     <dl class="facts">
       ${facts.map(
         ([term, value]) =>
@@ -144,13 +152,13 @@ function timeElement(at: Date, context: RenderContext): Html {
   return html`<time datetime="${at.toISOString()}">${formatInstant(at, context)}</time>`;
 }
 
-/** `4 March 2026 at 14:05 UTC` in the page's language and the reviewer's time zone. */
+/** `March 4, 2026 at 2:05 PM UTC` in the page's language and the reviewer's time zone. */
 export function formatInstant(at: Date, { t, timeZone }: Pick<RenderContext, "t" | "timeZone">): string {
   return new Intl.DateTimeFormat(t.lang, {
     year: "numeric",
     month: "long",
     day: "numeric",
-    hour: "2-digit",
+    hour: "numeric",
     minute: "2-digit",
     timeZone,
     timeZoneName: "short",
