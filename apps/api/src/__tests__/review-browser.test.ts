@@ -1,12 +1,12 @@
-import { mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { linkTokenHash } from "@svc/core";
 import { createLogCapture, createLogger } from "@svc/log";
 import { waitFor } from "@svc/testkit";
 import { buildHandlers, queuesWithHandlers, startWorkers, type RunningWorkers } from "@svc/worker";
+import { SCREENSHOTS, launchChromium } from "./chromium";
 import { startHarness, type Harness } from "./service-harness";
 
 // The whole review cycle for real (docs/approvals.md "Review links"): an agent's message is held,
@@ -16,7 +16,6 @@ import { startHarness, type Harness } from "./service-harness";
 // the API shows the decision; reviewer 2's link answers 410 naming the decider. Afterwards no raw
 // token is in any text or JSON column of any table, nor in a log line.
 
-const SCREENSHOTS = path.resolve(__dirname, "../../../../test-output");
 const HOOK_SECRET = "review-browser-hook-secret";
 const TITLE = "Your March invoice";
 const BODY = "Hi Carla,\nyour invoice <#4711> is overdue. Pay within 3 days or we escalate!";
@@ -76,18 +75,7 @@ beforeAll(async () => {
   workers = startWorkers({ config: h.config, handlers, queues: queuesWithHandlers(handlers), logger });
   await h.queues.ready(30_000);
 
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {

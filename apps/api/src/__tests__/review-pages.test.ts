@@ -220,13 +220,7 @@ describe("deciding by link", () => {
 
   it("a decision by API key closes the links too (410 names the key)", async () => {
     const { id, tokens } = await hold();
-    const deps = {
-      prisma: h.prisma,
-      config: h.config,
-      logger: quietLogger(),
-      now: () => clock,
-      queues: h.queues,
-    };
+    const deps = engineDeps();
     const principal = {
       keyId: h.adminKeyId,
       keyName: "ops console",
@@ -332,13 +326,7 @@ describe("language", () => {
 
 describe("an approval request (kind action)", () => {
   it("shows what is asked with an Approve button; reject records the reason as the comment", async () => {
-    const deps = {
-      prisma: h.prisma,
-      config: h.config,
-      logger: quietLogger(),
-      now: () => clock,
-      queues: h.queues,
-    };
+    const deps = engineDeps();
     const principal = {
       keyId: "key_agent",
       keyName: "helper key",
@@ -401,6 +389,8 @@ describe("the log", () => {
   });
 });
 
-function quietLogger() {
-  return createLogger({ service: "review-pages-test", level: "error" });
+/** What the engine's use cases need, on this harness and its clock. */
+function engineDeps() {
+  const logger = createLogger({ service: "review-pages-test", level: "error" });
+  return { prisma: h.prisma, config: h.config, logger, now: () => clock, queues: h.queues };
 }

@@ -57,6 +57,17 @@ button.reject{background:#b91c1c}button.reject:hover{background:#991b1b}
 `;
 const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
 
+/** The list of what to correct at the top of a form, or nothing. */
+export function errorSummary(heading: string, errors: readonly string[]): Html | null {
+  if (errors.length === 0) return null;
+  return html`<div class="errors" role="alert" id="errors">
+    <p><strong>${heading}</strong></p>
+    <ul>
+      ${errors.map((e) => html`<li>${e}</li>`)}
+    </ul>
+  </div>`;
+}
+
 export function page(options: { lang: string; title: string; body: Html }): string {
   return `<!doctype html>
 <html lang="${escapeHtml(options.lang)}">

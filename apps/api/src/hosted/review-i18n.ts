@@ -1,4 +1,5 @@
 import type { Importance } from "@svc/core";
+import { pageLanguage } from "./preferences-i18n";
 
 // Strings of the hosted review pages (docs/approvals.md "Review links"). English is complete and
 // the fallback; other languages may leave keys out. `{name}` slots are filled by the page.
@@ -134,8 +135,7 @@ export interface ReviewText extends ReviewStrings {
 
 /** The page language for a locale (`de-AT` → `de`), falling back to English per missing string. */
 export function reviewStringsFor(locale: string | null | undefined): ReviewText {
-  const language = (locale ?? "").toLowerCase().split(/[-_]/)[0] ?? "";
-  const lang = Object.hasOwn(DICTIONARIES, language) ? language : "en";
+  const lang = pageLanguage(locale, DICTIONARIES);
   const chosen = DICTIONARIES[lang] ?? {};
   return {
     ...en,

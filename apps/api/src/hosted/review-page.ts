@@ -1,5 +1,5 @@
 import type { ReviewItem, ReviewOutcome, ReviewPage } from "@svc/engine";
-import { html, page, type Html } from "./html";
+import { errorSummary, html, page, type Html } from "./html";
 import type { ReviewText } from "./review-i18n";
 
 // The hosted review page (docs/approvals.md "Review links"): what is asked, and for an open item
@@ -44,7 +44,7 @@ export function renderReviewPage(
         : t.titleAction;
   const body = html`<h1>${title}</h1>
     ${view.state === "closed" ? outcomeNotice(view.outcome, context, state.decided === true) : null}
-    ${errorSummary(t, state.errors ?? [])} ${whatIsAsked(item, view.state === "open", context)}
+    ${errorSummary(t.errorSummary, state.errors ?? [])} ${whatIsAsked(item, view.state === "open", context)}
     ${view.state === "open" ? decisionForms(item, where, t, state.reason ?? "") : null}`;
   return page({ lang: t.lang, title, body });
 }
@@ -69,16 +69,6 @@ function outcomeNotice(outcome: ReviewOutcome, context: RenderContext, decided: 
       ${comment}
     </div>
     ${decided ? null : html`<p class="hint">${t.closedHint} ${fillHtml(t.errorStatus, { status: "410" })}</p>`}`;
-}
-
-function errorSummary(t: ReviewText, errors: string[]): Html | null {
-  if (errors.length === 0) return null;
-  return html`<div class="errors" role="alert" id="errors">
-    <p><strong>${t.errorSummary}</strong></p>
-    <ul>
-      ${errors.map((e) => html`<li>${e}</li>`)}
-    </ul>
-  </div>`;
 }
 
 function whatIsAsked(item: ReviewItem, open: boolean, context: RenderContext): Html {
