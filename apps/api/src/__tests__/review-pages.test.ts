@@ -375,6 +375,39 @@ describe("an approval request (kind action)", () => {
   });
 });
 
+describe("racing decisions", () => {
+  it("ten POSTs through two reviewers' links at once: one 200, nine 410, one decision", async () => {
+    const backend = {
+      keyId: h.adminKeyId,
+      keyName: "backend key",
+      scopes: ["admin" as const],
+      agentKey: null,
+    };
+    const created = await createApprovalRequest(engineDeps(), backend, {
+      title: "Delete the staging database",
+      reviewers: ["ada", "bob"],
+    });
+    const links = await h.prisma.reviewLink.findMany({ where: { approval_id: created.id } });
+    const tokens = links.map((link) => reviewToken(SECRET, link.id, link.nonce));
+    allTokens.push(...tokens);
+    const open = await page(tokens[0]!).expect(200);
+    expect(visible(open.text)).toContain("Sender A backend service Importance High");
+
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        decide(tokens[i % 2]!, i % 3 === 0 ? "reject" : "approve", `reason=try+${i}`),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 410, 410, 410, 410, 410, 410, 410, 410, 410]);
+    const row = await h.prisma.approvalRequest.findUniqueOrThrow({ where: { id: created.id } });
+    expect(row.status).not.toBe("pending");
+    // Every late answer names the one decision that was taken.
+    const sentence = `${row.status === "approved" ? "Approved" : "Rejected"} by ${row.decided_by} on`;
+    expect(row.decided_by).toMatch(/^link:(ada|bob)$/);
+    for (const answer of answers) expect(visible(answer.text)).toContain(sentence);
+  });
+});
+
 describe("the log", () => {
   it("never holds a review token: paths are written /review/[REDACTED]", async () => {
     const { tokens } = await hold();
