@@ -17,6 +17,7 @@ import { rateLimit } from "./auth/rate-limit";
 import { requireKey } from "./auth/require-key";
 import { mountQueueDashboard } from "./http/queue-dashboard";
 import { PREFERENCE_PAGES_PATH, preferencePages } from "./hosted/preferences-router";
+import { REVIEW_PAGES_PATH, reviewPages } from "./hosted/review-router";
 import { recipientRightsRoutes } from "./routes/recipient-rights-routes";
 import { apiKeysRoutes } from "./routes/api-keys-routes";
 import { keyedRoutes } from "./routes/keyed-routes";
@@ -66,6 +67,7 @@ export function buildApi(services: ApiServices): Express {
     mountUnvalidated: (app) => {
       mountQueueDashboard(app, queues, deps);
       app.use(PREFERENCE_PAGES_PATH, preferencePages(deps));
+      app.use(REVIEW_PAGES_PATH, reviewPages(deps));
     },
     routes(router) {
       apiKeysRoutes(router, deps);

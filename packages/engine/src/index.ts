@@ -92,7 +92,14 @@ export {
   type ListApprovalsQuery,
 } from "./approvals/approval-requests";
 export { decideApprovalByKey, decideMessageByKey } from "./approvals/decide-by-key";
-export { decideByReviewLink, reviewPageFor, type ReviewPage } from "./approvals/review-by-link";
+export {
+  decideByReviewLink,
+  reviewPageFor,
+  type LinkDecisionResult,
+  type ReviewItem,
+  type ReviewOutcome,
+  type ReviewPage,
+} from "./approvals/review-by-link";
 export { expireHeldItemsSweep } from "./approvals/expire-held-items";
 export { reviewToken } from "./approvals/review-notices";
 

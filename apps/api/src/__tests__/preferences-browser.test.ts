@@ -1,7 +1,7 @@
-import { mkdirSync } from "node:fs";
 import type { AddressInfo, Server } from "node:net";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { SCREENSHOTS, launchChromium } from "./chromium";
 import type { Harness } from "./service-harness";
 import { messageLinkTokens } from "@svc/core";
 import {
@@ -16,7 +16,6 @@ import {
 // A real browser (Debian's chromium) against the API listening on 127.0.0.1: the hosted page works
 // without JavaScript, by label and keyboard, and what it saves shows up in the API and the ledger.
 
-const SCREENSHOTS = path.resolve(__dirname, "../../../../test-output");
 let h: Harness;
 let server: Server;
 let base: string;
@@ -30,18 +29,7 @@ beforeAll(async () => {
   server = h.app.listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {

@@ -42,12 +42,31 @@ legend{font-weight:600;padding:0 .25rem}
 input[type=time]{font:inherit;padding:.3rem}
 button{font:inherit;font-weight:600;color:#fff;background:#1d4ed8;border:0;border-radius:6px;padding:.6rem 1.2rem;cursor:pointer}
 button:hover{background:#1e40af}
-:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+:focus-visible{outline:3px solid #b45309;outline-offset:2px}
 .status{background:#ecfdf5;border:1px solid #059669;padding:.75rem 1rem;border-radius:6px}
 .errors{background:#fef2f2;border:1px solid #b91c1c;padding:.75rem 1rem;border-radius:6px}
 .notice{background:#eff6ff;border:1px solid #93c5fd;padding:.75rem 1rem;border-radius:6px}
+.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:1rem 0}
+.facts dt{font-weight:600}.facts dd{margin:0}
+.message{border-left:4px solid #8a8a8a;padding:.25rem 1rem;margin-bottom:1.25rem}
+.message-text{white-space:pre-wrap;overflow-wrap:anywhere}
+.decision{margin:1rem 0}
+textarea{display:block;box-sizing:border-box;width:100%;font:inherit;padding:.4rem;margin:.25rem 0 .75rem;border:1px solid #767676;border-radius:4px}
+button.approve{background:#047857}button.approve:hover{background:#065f46}
+button.reject{background:#b91c1c}button.reject:hover{background:#991b1b}
 `;
 const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
+
+/** The list of what to correct at the top of a form, or nothing. */
+export function errorSummary(heading: string, errors: readonly string[]): Html | null {
+  if (errors.length === 0) return null;
+  return html`<div class="errors" role="alert" id="errors">
+    <p><strong>${heading}</strong></p>
+    <ul>
+      ${errors.map((e) => html`<li>${e}</li>`)}
+    </ul>
+  </div>`;
+}
 
 export function page(options: { lang: string; title: string; body: Html }): string {
   return `<!doctype html>

@@ -114,10 +114,15 @@ export interface Strings extends PageStrings {
   lang: string;
 }
 
+/** The language of a locale (`de-AT` → `de`) when `dictionaries` has it, else English. */
+export function pageLanguage(locale: string | null | undefined, dictionaries: object): string {
+  const language = (locale ?? "").toLowerCase().split(/[-_]/)[0] ?? "";
+  return Object.hasOwn(dictionaries, language) ? language : "en";
+}
+
 /** The page language for a locale, falling back to English per missing string. */
 export function stringsFor(locale: string | null | undefined): Strings {
-  const language = (locale ?? "").toLowerCase().split(/[-_]/)[0] ?? "";
-  const lang = Object.hasOwn(DICTIONARIES, language) ? language : "en";
+  const lang = pageLanguage(locale, DICTIONARIES);
   const chosen = DICTIONARIES[lang] ?? {};
   return {
     ...en,

@@ -1,21 +1,11 @@
 import type { OwnPreferencesView } from "@svc/engine";
-import { html, page, type Html } from "./html";
+import { errorSummary, html, page, type Html } from "./html";
 import { fill, stringsFor, type Strings } from "./preferences-i18n";
 
 // Server-rendered pages; no JavaScript. Links are relative so a path prefix in api.public_url works.
 
 export const categoryLabel = (t: Strings, c: { key: string; description: string }) =>
   t.categoryNames[c.key] ?? (c.description.trim() || c.key);
-
-function errorSummary(t: Strings, errors: string[]): Html | null {
-  if (errors.length === 0) return null;
-  return html`<div class="errors" role="alert" id="errors">
-    <p><strong>${t.errorSummary}</strong></p>
-    <ul>
-      ${errors.map((e) => html`<li>${e}</li>`)}
-    </ul>
-  </div>`;
-}
 
 interface CheckboxGroup {
   legend: string;
@@ -127,7 +117,7 @@ export function renderPreferencesPage(
     : null;
   const body = html`<h1>${t.title}</h1>
     ${state.saved ? html`<p class="status" role="status">${t.saved}</p>` : null}
-    ${errorSummary(t, state.errors ?? [])}
+    ${errorSummary(t.errorSummary, state.errors ?? [])}
     <p>${t.intro}</p>
     ${notice}
     <form method="post">

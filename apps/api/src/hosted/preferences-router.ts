@@ -119,7 +119,7 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
 }
 
 /** Errors on hosted pages: an HTML page with the problem's title, status and detail. */
-function hostedErrorPage(logger: Logger): ErrorRequestHandler {
+export function hostedErrorPage(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let problem: { status: number; title: string; detail: string };
     if (isAppError(err)) problem = { status: err.status, title: err.title, detail: err.detail };

@@ -9,6 +9,8 @@ describe("maskPath", () => {
       "/preferences/Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kM9nP2/unsubscribe",
       "/preferences/[REDACTED]/unsubscribe",
     ],
+    ["/review/Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kM9nP2", "/review/[REDACTED]"],
+    ["/review/Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kM9nP2/reject", "/review/[REDACTED]/reject"],
     ["/", "/"],
   ])("%s", (path, expected) => {
     expect(maskPath(path)).toBe(expected);

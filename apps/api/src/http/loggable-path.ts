@@ -1,6 +1,6 @@
 import type { Request } from "express";
 
-// Paths may carry bearer-like tokens (/v1/track/{token}, /preferences/{token}); ids and external
+// Paths may carry bearer-like tokens (/v1/track/{token}, /preferences/{token}, /review/{token}); ids and external
 // ids are shorter than 32 characters in practice, tokens (256 bits base64url = 43) are not.
 const TOKEN_LIKE = /^[A-Za-z0-9_~.%-]{32,}$/;
 

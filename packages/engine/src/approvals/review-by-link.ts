@@ -5,12 +5,14 @@ import {
   isLinkTokenShaped,
   linkDecider,
   linkTokenHash,
+  REASON,
   type Importance,
 } from "@svc/core";
 import {
   findAgentRow,
   findApprovalRequest,
   findMessage,
+  findRecipientByExternalId,
   findReviewLinkByTokenHash,
   type ApprovalRequestRow,
   type MessageRow,
@@ -48,9 +50,21 @@ export interface ReviewOutcome {
   comment: string | null;
 }
 
+/** The reviewer as a known person (null when no person has that external id): the page's language. */
+export interface ReviewerProfile {
+  locale: string | null;
+  timezone: string | null;
+}
+
 export type ReviewPage =
-  | { state: "open"; reviewer: string; item: ReviewItem }
-  | { state: "closed"; reviewer: string; item: ReviewItem; outcome: ReviewOutcome };
+  | { state: "open"; reviewer: string; profile: ReviewerProfile | null; item: ReviewItem }
+  | {
+      state: "closed";
+      reviewer: string;
+      profile: ReviewerProfile | null;
+      item: ReviewItem;
+      outcome: ReviewOutcome;
+    };
 
 /** What the link shows, as of now; 404 for a token no link has. */
 export async function reviewPageFor(deps: EngineDeps, token: string): Promise<ReviewPage> {
@@ -87,24 +101,25 @@ async function linkOf(deps: EngineDeps, token: string): Promise<ReviewLinkRow> {
 
 async function pageOf(deps: EngineDeps, link: ReviewLinkRow): Promise<ReviewPage> {
   const now = deps.now();
+  const person = await findRecipientByExternalId(deps.prisma, link.reviewer);
+  const reviewer = {
+    reviewer: link.reviewer,
+    profile: person ? { locale: person.locale, timezone: person.timezone } : null,
+  };
   if (link.message_id) {
     const message = await findMessage(deps.prisma, link.message_id);
     if (!message) throw new AppError("not_found", "this review link does not exist");
     const agent = message.agent_key ? await findAgentRow(deps.prisma, message.agent_key) : null;
     const item = messageItem(message, agent?.name ?? null);
     const outcome = messageOutcome(message, now);
-    return outcome
-      ? { state: "closed", reviewer: link.reviewer, item, outcome }
-      : { state: "open", reviewer: link.reviewer, item };
+    return outcome ? { state: "closed", ...reviewer, item, outcome } : { state: "open", ...reviewer, item };
   }
   const request = await findApprovalRequest(deps.prisma, link.approval_id!);
   if (!request) throw new AppError("not_found", "this review link does not exist");
   const agent = request.agent_key ? await findAgentRow(deps.prisma, request.agent_key) : null;
   const item = requestItem(request, agent?.name ?? null);
   const outcome = requestOutcome(request, now);
-  return outcome
-    ? { state: "closed", reviewer: link.reviewer, item, outcome }
-    : { state: "open", reviewer: link.reviewer, item };
+  return outcome ? { state: "closed", ...reviewer, item, outcome } : { state: "open", ...reviewer, item };
 }
 
 function messageItem(message: MessageRow, agentName: string | null): ReviewItem {
@@ -148,17 +163,23 @@ function messageOutcome(message: MessageRow, now: Date): ReviewOutcome | null {
       ? null
       : { status: "expired", by: null, at: deadline, comment: null };
   if (message.reviewed_by && message.reviewed_at) {
-    const rejected = message.status === "cancelled" && message.status_reason?.startsWith("rejected");
+    const rejected = message.status === "cancelled" && message.status_reason?.startsWith(REASON.rejected);
     return {
       status: rejected ? "rejected" : "approved",
       by: message.reviewed_by,
       at: message.reviewed_at,
-      comment: null,
+      // `rejected: <reason>` keeps the reviewer's reason; an approval's comment is not stored.
+      comment: rejected ? rejectionComment(message.status_reason!) : null,
     };
   }
   if (message.status === "suppressed" && message.status_reason === "expired")
     return { status: "expired", by: null, at: deadline, comment: null };
   return { status: "withdrawn", by: null, at: message.updated_at, comment: null };
+}
+
+function rejectionComment(statusReason: string): string | null {
+  const prefix = `${REASON.rejected}: `;
+  return statusReason.startsWith(prefix) ? statusReason.slice(prefix.length) : null;
 }
 
 function requestOutcome(request: ApprovalRequestRow, now: Date): ReviewOutcome | null {
