@@ -61,8 +61,16 @@ describe("beforeValidation", () => {
         security: [{ bearerAuth: ["events:write"] }],
         requiresKey: true,
         scopes: ["events:write"],
+        agentKeysRefused: null,
       },
-      { route: "/healthz", operationId: "getHealth", security: [], requiresKey: false, scopes: [] },
+      {
+        route: "/healthz",
+        operationId: "getHealth",
+        security: [],
+        requiresKey: false,
+        scopes: [],
+        agentKeysRefused: null,
+      },
     ]);
   });
 
