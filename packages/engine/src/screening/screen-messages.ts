@@ -53,7 +53,10 @@ export const SCREENING_LEASE_MARGIN_MS = 30_000;
 
 type Request = JobPayload<"screen-message">;
 
-export async function screenMessages(deps: ScreeningDeps, requests: readonly Request[]): Promise<ScreeningResult[]> {
+export async function screenMessages(
+  deps: ScreeningDeps,
+  requests: readonly Request[],
+): Promise<ScreeningResult[]> {
   const now = deps.now();
   const leaseUntil = new Date(now.getTime() + deps.config.screening.timeout_ms + SCREENING_LEASE_MARGIN_MS);
   const rows = await claimForScreening(deps.prisma, requests, now, leaseUntil);
@@ -100,9 +103,7 @@ async function screenOne(
     outcome: decision.verdict.outcome,
     ...(decision.action === "hold" ? { status_reason: decision.reason } : {}),
   });
-  return decision.action === "hold"
-    ? hold(deps, row, agent, decision, after)
-    : release(deps, row, decision);
+  return decision.action === "hold" ? hold(deps, row, agent, decision, after) : release(deps, row, decision);
 }
 
 type Evidence = ScreeningEvidence | { kind: "retry"; result: ScreeningResult };
