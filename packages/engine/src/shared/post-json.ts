@@ -20,7 +20,11 @@ export type PostJsonFailure =
 
 export type PostJsonResult = { ok: true; json: unknown } | PostJsonFailure;
 
-export async function postJson(url: string, body: unknown, options: PostJsonOptions): Promise<PostJsonResult> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  options: PostJsonOptions,
+): Promise<PostJsonResult> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   try {
@@ -44,7 +48,8 @@ export async function postJson(url: string, body: unknown, options: PostJsonOpti
     return { ok: true, json: await response.json() };
   } catch (error) {
     const name = (error as { name?: string }).name;
-    if (name === "TimeoutError" || name === "AbortError") return { ok: false, kind: "timeout", error: "timeout" };
+    if (name === "TimeoutError" || name === "AbortError")
+      return { ok: false, kind: "timeout", error: "timeout" };
     if (error instanceof SyntaxError) return { ok: false, kind: "invalid", error: "invalid response" };
     const code = (error as { cause?: { code?: unknown } }).cause?.code;
     return {

@@ -1,13 +1,7 @@
 import { normalizeUrgency, type ScreeningAnswer } from "@svc/core";
 import { postJson } from "../../shared/post-json";
 import type { ScreeningInput } from "../screening-input";
-import {
-  failedReply,
-  malformedReply,
-  type ModelReply,
-  type ModelSettings,
-  type ScreeningModel,
-} from "./screening-model";
+import { failedReply, malformedReply, type ModelSettings, type ScreeningModel } from "./screening-model";
 
 // The `openai` adapter (docs/screening.md "The openai adapter"): four chat completions at once,
 // one per question, each answered with a single token (`max_tokens: 1`) and read through
