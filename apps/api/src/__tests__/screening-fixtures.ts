@@ -118,7 +118,7 @@ export async function startScreeningBench(name: string, options: BenchOptions): 
         url: model.url,
         model: MODEL,
         on_error: options.onError,
-        timeout_ms: options.timeoutMs ?? 400,
+        timeout_ms: options.timeoutMs ?? 1_500,
       },
     },
   });

@@ -177,7 +177,7 @@ describe("outcomes", () => {
 describe("unavailable", () => {
   const cases: [string, FakeModelReply, string][] = [
     ["a 500", { status: 500, json: { error: "boom" } }, "http 500"],
-    ["a timeout", { json: CALM, delayMs: 1_000 }, "timeout"],
+    ["a timeout", { json: CALM, delayMs: 3_000 }, "timeout"],
     [
       "a malformed answer",
       { json: { ...CALM, urgency: "high" } },

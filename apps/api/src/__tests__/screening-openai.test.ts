@@ -128,7 +128,7 @@ describe("unavailable, under both on_error values", () => {
   const notYesNo = { json: logprobCompletion(MODEL, { maybe: 0.6, perhaps: 0.4 }) };
   test.each<[string, FakeModelReply, string]>([
     ["a 500", { status: 500, json: {} }, "http 500"],
-    ["a timeout", { json: {}, delayMs: 1_000 }, "timeout"],
+    ["a timeout", { json: {}, delayMs: 3_000 }, "timeout"],
     ["an answer without log-probabilities", noLogprobs, "malformed answer: no log-probabilities"],
     ["tokens that are not the answers asked for", notYesNo, "malformed answer: urgency is not a digit 1-4"],
   ])("%s", async (_name, reply, error) => {
