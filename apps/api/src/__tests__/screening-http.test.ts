@@ -336,6 +336,14 @@ describe("recovery", () => {
     expect(hold.model.callsWith(title)).toHaveLength(1);
   });
 
+  test("a screening job fills its batch with other waiting messages (their own jobs find them taken)", async () => {
+    const title = "Waiting without a job of its own";
+    const row = await waitingRow(title);
+    await hold.settled((await hold.send(hold.agentKey, "Carries the other one along")).id);
+    expect(await hold.settled(row.id)).toMatchObject({ status: "sent", screening: { outcome: "passed" } });
+    expect(hold.model.callsWith(title)).toHaveLength(1);
+  });
+
   test("two jobs for one waiting message at once (a batch and the sweep's): one model call", async () => {
     const title = "Raced by two jobs";
     hold.answers.set(title, { json: CALM, delayMs: 200 });

@@ -5,6 +5,7 @@ import {
   $transaction,
   bumpMessageGeneration,
   claimForScreening,
+  claimWaitingForScreening,
   findAgentRow,
   holdScreenedMessage,
   releaseScreenedMessage,
@@ -20,7 +21,7 @@ import { planRetry } from "../delivery/delivery-run";
 import type { DeliveryLogger } from "../delivery/delivery-types";
 import { ingestJobFor } from "../events/commit-events";
 import type { ScreeningModel } from "./models";
-import { needsScreening } from "./screening-handoff";
+import { needsScreening, SCREENING_BATCH } from "./screening-handoff";
 import { renderedTexts, screeningInputOf } from "./screening-input";
 import { findSecret } from "./secret-check";
 
@@ -60,18 +61,27 @@ export async function screenMessages(
   const now = deps.now();
   const leaseUntil = new Date(now.getTime() + deps.config.screening.timeout_ms + SCREENING_LEASE_MARGIN_MS);
   const rows = await claimForScreening(deps.prisma, requests, now, leaseUntil);
-  const agents = await agentsOf(deps.prisma, rows);
+  // Room left in this batch goes to other waiting messages (docs/screening.md "How it runs").
+  const room = SCREENING_BATCH - rows.filter((row) => row !== null).length;
+  const extra = room > 0 ? await claimWaitingForScreening(deps.prisma, now, leaseUntil, room) : [];
+  const agents = await agentsOf(deps.prisma, [...rows, ...extra]);
   const after: BulkItem[] = [];
   const delivered: ClaimRequest[] = [];
-  const results = await Promise.all(
-    requests.map(async (request, i) => {
-      const row = rows[i];
-      if (!row) return { status: "skipped", reason: "not waiting for screening" } as const;
-      const result = await screenOne(deps, row, agents.get(row.agent_key ?? "") ?? null, request, after);
-      if (result.status === "queued") delivered.push({ messageId: row.id, generation: row.generation + 1 });
-      return result;
-    }),
-  );
+  const screen = async (row: MessageRow, request: Request) => {
+    const result = await screenOne(deps, row, agents.get(row.agent_key ?? "") ?? null, request, after);
+    if (result.status === "queued") delivered.push({ messageId: row.id, generation: row.generation + 1 });
+    return result;
+  };
+  const [results] = await Promise.all([
+    Promise.all(
+      requests.map(async (request, i) => {
+        const row = rows[i];
+        if (!row) return { status: "skipped", reason: "not waiting for screening" } as const;
+        return screen(row, request);
+      }),
+    ),
+    Promise.all(extra.map((row) => screen(row, { messageId: row.id, generation: row.generation }))),
+  ]);
   after.push(...deliveryJobsFor(delivered));
   await enqueueAfterCommit(deps, { jobs: after });
   return results;

@@ -51,6 +51,25 @@ export async function claimForScreening(
   });
 }
 
+/**
+ * Up to `limit` other rows waiting for screening (oldest first), leased to this job like
+ * `claimForScreening`: a job fills its batch with them, so screening keeps pace however the jobs
+ * were cut. Rows being written right now are skipped; their own jobs later find them taken.
+ */
+export function claimWaitingForScreening(
+  db: PrismaClientOrTransaction,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<MessageRow[]> {
+  return db.$queryRaw<MessageRow[]>(Prisma.sql`
+    UPDATE messages SET lease_until = ${leaseUntil}, updated_at = ${now}
+    WHERE id IN (SELECT id FROM messages WHERE status = 'sending' AND lease_until IS NULL
+                 ORDER BY updated_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      AND status = 'sending' AND lease_until IS NULL
+    RETURNING *`);
+}
+
 /** Screened (or not screened at all) → `queued` under the next generation, for delivery. */
 export async function releaseScreenedMessage(
   db: PrismaClientOrTransaction,
