@@ -23,7 +23,7 @@ import { ingestJobFor } from "../events/commit-events";
 import type { ScreeningModel } from "./models";
 import { needsScreening, SCREENING_BATCH } from "./screening-handoff";
 import { renderedTexts, screeningInputOf } from "./screening-input";
-import { findSecret } from "./secret-check";
+import { findSecrets } from "./secret-check";
 
 // The screening job (docs/screening.md "How it runs"): claim the waiting messages, run the secret
 // check, ask the model, let svc's own decision (packages/core: decideScreening) choose, and store
@@ -64,11 +64,18 @@ export async function screenMessages(
   // Room left in this batch goes to other waiting messages (docs/screening.md "How it runs").
   const room = SCREENING_BATCH - rows.filter((row) => row !== null).length;
   const extra = room > 0 ? await claimWaitingForScreening(deps.prisma, now, leaseUntil, room) : [];
-  const agents = await agentsOf(deps.prisma, [...rows, ...extra]);
+  const claimed = [...rows.filter((row): row is MessageRow => row !== null), ...extra];
+  const [agents, secrets] = await Promise.all([
+    agentsOf(deps.prisma, claimed),
+    // One scan for the whole batch: the secret check's set-up costs far more than the text.
+    findSecrets(claimed.map((row) => renderedTexts(row))),
+  ]);
+  const secretOf = new Map(claimed.map((row, i) => [row.id, secrets[i] ?? null]));
   const after: BulkItem[] = [];
   const delivered: ClaimRequest[] = [];
   const screen = async (row: MessageRow, request: Request) => {
-    const result = await screenOne(deps, row, agents.get(row.agent_key ?? "") ?? null, request, after);
+    const agent = agents.get(row.agent_key ?? "") ?? null;
+    const result = await screenOne(deps, row, agent, secretOf.get(row.id) ?? null, request, after);
     if (result.status === "queued") delivered.push({ messageId: row.id, generation: row.generation + 1 });
     return result;
   };
@@ -91,6 +98,7 @@ async function screenOne(
   deps: ScreeningDeps,
   row: MessageRow,
   agent: AgentRow | null,
+  secretRule: string | null,
   request: Request,
   after: BulkItem[],
 ): Promise<ScreeningResult> {
@@ -105,7 +113,7 @@ async function screenOne(
     return released ? { status: "queued", outcome: null } : { status: "skipped", reason: "moved on" };
   }
 
-  const evidence = await gatherEvidence(deps, row, agent, request);
+  const evidence = await gatherEvidence(deps, row, agent, secretRule, request);
   if (evidence.kind === "retry") return evidence.result;
   const decision = decideScreening(row.importance, evidence, deps.config.screening);
   deps.logger.info("message screened", {
@@ -122,10 +130,10 @@ async function gatherEvidence(
   deps: ScreeningDeps,
   row: MessageRow,
   agent: AgentRow | null,
+  secretRule: string | null,
   request: Request,
 ): Promise<Evidence> {
-  const rule = await findSecret(renderedTexts(row));
-  if (rule !== null) return { kind: "secret", rule };
+  if (secretRule !== null) return { kind: "secret", rule: secretRule };
   const reply = await deps.model.ask(screeningInputOf(row, agent));
   if (reply.ok) return { kind: "answer", model: reply.model, answer: reply.answer };
   const unavailable: ScreeningEvidence = {

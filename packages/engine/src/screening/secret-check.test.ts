@@ -1,4 +1,4 @@
-import { findSecret } from "./secret-check";
+import { findSecret, findSecrets } from "./secret-check";
 
 // docs/screening.md "The secret check": realistic credentials hold, look-alikes pass. Tokens are
 // assembled from parts so this file itself holds no scannable credential.
@@ -113,4 +113,18 @@ describe("findSecret: look-alikes pass", () => {
   test("nothing to scan", async () => {
     expect(await findSecret([])).toBeNull();
   });
+});
+
+test("findSecrets: one scan for many messages, each hit attributed to its own message", async () => {
+  const slack = join("xox", "b-2930582049-2983752938752-Kp8sTd3FgY6wQa1JcU5eRo0i");
+  const pem = join("-----BEGIN RSA ", "PRIVATE KEY-----\n", PEM_BODY, "\n-----END RSA ", "PRIVATE KEY-----");
+  expect(
+    await findSecrets([
+      ["Deploy finished", "all good"],
+      ["Token", slack],
+      [],
+      ["Key", pem],
+      ["postgres://db.internal:5432/prod is back"],
+    ]),
+  ).toEqual([null, RULE("slack"), null, RULE("privatekey"), null]);
 });
