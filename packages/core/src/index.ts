@@ -7,4 +7,5 @@ export * from "./render";
 export * from "./policy";
 export * from "./text";
 export * from "./queue-names";
+export * from "./inbound";
 export * from "./approvals";
