@@ -31,3 +31,17 @@ export async function findNumbersOf(
   });
   return [...new Set(rows.map((r) => r.e164!))];
 }
+
+/** Those of `e164Numbers` that someone other than this person also has, written in any form. */
+export async function findNumbersSharedWithOthers(
+  db: PrismaClientOrTransaction,
+  e164Numbers: readonly string[],
+  recipientId: string,
+): Promise<string[]> {
+  const rows = await db.address.findMany({
+    where: { e164: { in: [...e164Numbers] }, recipient_id: { not: recipientId } },
+    select: { e164: true },
+    distinct: ["e164"],
+  });
+  return rows.map((r) => r.e164!);
+}
