@@ -41,18 +41,21 @@ export interface SignedRequest {
   signature: string | undefined;
 }
 
-/** Throws 403 unless the request carries Twilio's signature (503 when svc cannot check it). */
+/**
+ * Throws 403 unless the request carries Twilio's signature. When svc has nothing to check it
+ * against (no public URL, no auth token) no request can be trusted: 403 too, saying what is missing.
+ */
 export function verifyTwilioWebhook(auth: ProviderWebhookAuth, request: SignedRequest): void {
   if (auth.publicUrl === null) {
     throw new AppError(
-      "unavailable",
-      "the provider webhook needs api.public_url: Twilio signs the public address it calls",
+      "forbidden",
+      "svc cannot check X-Twilio-Signature: api.public_url, the address Twilio signs, is not configured",
     );
   }
   if (auth.authTokens.length === 0) {
     throw new AppError(
-      "unavailable",
-      "no twilio channel with an auth token is listed in compliance.sms_channels",
+      "forbidden",
+      "svc cannot check X-Twilio-Signature: no twilio channel with an auth token is listed in compliance.sms_channels",
     );
   }
   if (!request.signature) throw new AppError("forbidden", "missing X-Twilio-Signature header");
