@@ -223,3 +223,58 @@ it("after erasure the number stays suppressed: a profile written later with it i
   expect(await preferencesOf(h, "fay")).toMatchObject({ muted_channels: [] });
   expect(await ledgerOf(h, "fay")).toEqual([]);
 });
+
+describe.each(["backend", "twilio"] as const)("every keyword through the %s endpoint", (endpoint) => {
+  // Two more people sharing another number, per endpoint.
+  const number = endpoint === "backend" ? "+15550100010" : "+15550100020";
+  const people = [`${endpoint}-hal`, `${endpoint}-ivy`];
+  const steps: [reply: string, keyword: string | null, mutedAfter: string[]][] = [
+    ["STOP", "stop", ["sms"]],
+    ["START", "start", []],
+    ["StopAll", "stopall", ["sms"]],
+    ["yes", "yes", []],
+    ["opt out", "opt out", ["sms"]],
+    ["unstop", "unstop", []],
+    ["OPTOUT", "optout", ["sms"]],
+    ["Is this the pharmacy?", null, ["sms"]],
+  ];
+
+  beforeAll(async () => {
+    for (const person of people)
+      await h
+        .as()
+        .put(`/v1/recipients/${person}`)
+        .send({ addresses: [{ channel: "sms", value: number }] })
+        .expect(201);
+  });
+
+  it("changes both people at every keyword and nothing otherwise; one ledger entry each per change", async () => {
+    for (const [i, [reply, keyword, mutedAfter]] of steps.entries()) {
+      const id = `${endpoint}-${i}`;
+      if (endpoint === "backend") {
+        const res = await report(reply, id, number).expect(200);
+        expect(res.body).toEqual({
+          action: keyword === null ? "none" : mutedAfter.length > 0 ? "stop" : "start",
+          recipients: keyword === null ? 0 : 2,
+          duplicate: false,
+        });
+      } else {
+        await postWebhook(h, incomingMessage(number, reply, id)).expect(200, EMPTY_TWIML);
+      }
+      for (const person of people)
+        expect(await preferencesOf(h, person)).toMatchObject({ muted_channels: mutedAfter });
+    }
+    for (const person of people) {
+      const entries = await ledgerOf(h, person);
+      expect(entries.map((e) => (e.provenance as { keyword: string }).keyword)).toEqual(
+        steps.flatMap(([, keyword]) => (keyword === null ? [] : [keyword])),
+      );
+      expect(entries.map((e) => (e.provenance as { from: string }).from)).toEqual(Array(7).fill(number));
+      for (const entry of entries) {
+        expect(entry.provenance).toMatchObject(
+          endpoint === "backend" ? { api_key: apiKeyId } : { provider: "twilio" },
+        );
+      }
+    }
+  });
+});
