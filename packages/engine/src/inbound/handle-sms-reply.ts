@@ -14,6 +14,7 @@ import {
 } from "@svc/store";
 import { changePreferences } from "../recipients/preferences";
 import { validationError } from "../shared/validation";
+import { NUMBER_LOCK_TRANSACTION } from "./suppressed-numbers";
 
 // A text reply, reported by the backend (`POST /v1/inbound/sms`) or by the provider's webhook
 // (`POST /v1/inbound/smsprovider`): STOP and START act on every person with the number, anything
@@ -64,38 +65,42 @@ export async function handleInboundSms(
   }
   const reply = parseSmsReply(input.body);
   const provider = providerOf(source);
-  return $transaction(deps.prisma, async (tx): Promise<InboundSmsResult> => {
-    const now = deps.now();
-    // First the number's lock: replies for one number, and profile writes adding it, go one at a time.
-    await lockPhoneNumbers(tx, [from]);
-    const recorded = await insertInboundReply(tx, {
-      id: newId("inbound"),
-      provider,
-      provider_message_id: input.messageId,
-      from,
-      body: input.body,
-      keyword: reply.keyword,
-      action: reply.action,
-      api_key_id: "apiKeyId" in source ? source.apiKeyId : null,
-      created_at: now,
-    });
-    if (!recorded) {
-      const first = await findInboundReply(tx, provider, input.messageId);
-      return { action: (first?.action ?? reply.action) as SmsReplyAction, recipients: 0, duplicate: true };
-    }
-    if (reply.action === "none") return { action: "none", recipients: 0, duplicate: false };
-    const provenance = {
-      method: "sms_reply",
-      keyword: reply.keyword,
-      from,
-      message_id: input.messageId,
-      ...("provider" in source ? { provider: source.provider } : { api_key: source.apiKeyId }),
-    };
-    const changed = await applyKeyword(tx, deps, reply.action, from, provenance, now);
-    if (reply.action === "stop") await saveSmsSuppression(tx, sha256Hex(from), reply.keyword!, now);
-    else await deleteSmsSuppression(tx, sha256Hex(from));
-    return { action: reply.action, recipients: changed, duplicate: false };
-  });
+  return $transaction(
+    deps.prisma,
+    async (tx): Promise<InboundSmsResult> => {
+      const now = deps.now();
+      // First the number's lock: replies for one number, and profile writes adding it, go one at a time.
+      await lockPhoneNumbers(tx, [from]);
+      const recorded = await insertInboundReply(tx, {
+        id: newId("inbound"),
+        provider,
+        provider_message_id: input.messageId,
+        from,
+        body: input.body,
+        keyword: reply.keyword,
+        action: reply.action,
+        api_key_id: "apiKeyId" in source ? source.apiKeyId : null,
+        created_at: now,
+      });
+      if (!recorded) {
+        const first = await findInboundReply(tx, provider, input.messageId);
+        return { action: (first?.action ?? reply.action) as SmsReplyAction, recipients: 0, duplicate: true };
+      }
+      if (reply.action === "none") return { action: "none", recipients: 0, duplicate: false };
+      const provenance = {
+        method: "sms_reply",
+        keyword: reply.keyword,
+        from,
+        message_id: input.messageId,
+        ...("provider" in source ? { provider: source.provider } : { api_key: source.apiKeyId }),
+      };
+      const changed = await applyKeyword(tx, deps, reply.action, from, provenance, now);
+      if (reply.action === "stop") await saveSmsSuppression(tx, sha256Hex(from), reply.keyword!, now);
+      else await deleteSmsSuppression(tx, sha256Hex(from));
+      return { action: reply.action, recipients: changed, duplicate: false };
+    },
+    NUMBER_LOCK_TRANSACTION,
+  );
 }
 
 /** STOP or START for every person with the number; returns how many changed. */

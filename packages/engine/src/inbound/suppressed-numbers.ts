@@ -10,6 +10,13 @@ import { changePreferences } from "../recipients/preferences";
 // locks its number before reading who has it, so either the reply sees the new address or the
 // write sees the reply's suppression.
 
+/**
+ * For transactions that take number locks: a burst of replies and profile writes for one number
+ * queues up behind the lock (holding pooled connections), so waiting for a connection gets more
+ * room than Prisma's 2 s before it gives up.
+ */
+export const NUMBER_LOCK_TRANSACTION = { maxWait: 10_000, timeout: 15_000 };
+
 /** E.164 forms of the addresses on text channels (`compliance.sms_channels`), each once. */
 export function textNumbersOf(
   addresses: readonly { channel: string; value: string }[],

@@ -9,7 +9,12 @@ import {
   saveAddress,
   type PrismaClient,
 } from "@svc/store";
-import { lockTextNumbers, muteSuppressedNumbers, textNumbersOf } from "../inbound/suppressed-numbers";
+import {
+  lockTextNumbers,
+  muteSuppressedNumbers,
+  NUMBER_LOCK_TRANSACTION,
+  textNumbersOf,
+} from "../inbound/suppressed-numbers";
 import { pageWindow, toPage, type PageRequest } from "../shared/paging";
 import { assertMayWritePeople } from "./may-write-people";
 import { checkProfile, writeProfile, type RecipientProfileInput } from "./recipient-profile";
@@ -35,8 +40,10 @@ export async function putRecipient(
 ) {
   assertMayWritePeople(principal);
   checkProfile(input, ["body"]);
-  const { created } = await $transaction(prisma, (tx) =>
-    writeProfile(tx, externalId, input, now(), config.compliance.sms_channels),
+  const { created } = await $transaction(
+    prisma,
+    (tx) => writeProfile(tx, externalId, input, now(), config.compliance.sms_channels),
+    NUMBER_LOCK_TRANSACTION,
   );
   return { created, recipient: serializeRecipient(await load(prisma, externalId), viewFor(principal)) };
 }
@@ -68,13 +75,17 @@ export async function addAddress(
   const key = { recipient_id: recipient.id, channel: input.channel, value: input.value };
   const textChannels = config.compliance.sms_channels;
   const numbers = textNumbersOf([input], textChannels);
-  const { existing, row } = await $transaction(prisma, async (tx) => {
-    await lockTextNumbers(tx, numbers);
-    const existing = await findAddress(tx, key);
-    const row = await saveAddress(tx, key, input.enabled ?? existing?.enabled ?? true, now());
-    await muteSuppressedNumbers(tx, recipient.id, numbers, textChannels, now());
-    return { existing, row };
-  });
+  const { existing, row } = await $transaction(
+    prisma,
+    async (tx) => {
+      await lockTextNumbers(tx, numbers);
+      const existing = await findAddress(tx, key);
+      const row = await saveAddress(tx, key, input.enabled ?? existing?.enabled ?? true, now());
+      await muteSuppressedNumbers(tx, recipient.id, numbers, textChannels, now());
+      return { existing, row };
+    },
+    NUMBER_LOCK_TRANSACTION,
+  );
   return { created: !existing, address: { channel: row.channel, value: row.value, enabled: row.enabled } };
 }
 
