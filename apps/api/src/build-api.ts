@@ -1,10 +1,11 @@
 import type { Express } from "express";
 import type { Redis } from "ioredis";
-import type { SvcConfig } from "@svc/config";
+import type { Env, SvcConfig } from "@svc/config";
 import {
   agentsResource,
   categoriesResource,
   checkTemplateString,
+  providerWebhookAuth,
   rulesResource,
   templatesResource,
 } from "@svc/engine";
@@ -30,6 +31,7 @@ import { templatePreviewRoutes } from "./routes/templates-routes";
 import { digestsRoutes } from "./routes/digests-routes";
 import { approvalsRoutes } from "./routes/approvals-routes";
 import { callbacksRoutes } from "./routes/callbacks-routes";
+import { inboundRoutes, providerWebhookSignature } from "./routes/inbound-routes";
 
 export interface ApiServices {
   config: SvcConfig;
@@ -38,6 +40,8 @@ export interface ApiServices {
   redis: Redis;
   queues: Queues;
   migrationsDir: string;
+  /** Where provider credentials named by `*_env` settings are read (the text webhook's auth token). */
+  env?: Env;
   now?: () => Date;
   validateResponses?: boolean;
 }
@@ -63,7 +67,11 @@ export function buildApi(services: ApiServices): Express {
         if (pending.length > 0) throw new Error(`pending migrations: ${pending.join(", ")}`);
       },
     },
-    beforeValidation: [requireKey(deps), rateLimit(redis, config.redis.prefix, config.api.rate_limit)],
+    beforeValidation: [
+      requireKey(deps),
+      providerWebhookSignature(providerWebhookAuth(config, services.env ?? {})),
+      rateLimit(redis, config.redis.prefix, config.api.rate_limit),
+    ],
     mountUnvalidated: (app) => {
       mountQueueDashboard(app, queues, deps);
       app.use(PREFERENCE_PAGES_PATH, preferencePages(deps));
@@ -90,6 +98,7 @@ export function buildApi(services: ApiServices): Express {
       engagementRoutes(router, deps);
       digestsRoutes(router, deps);
       callbacksRoutes(router, deps);
+      inboundRoutes(router, deps);
     },
   });
 }

@@ -46,7 +46,7 @@ export async function startService({
   const workers = config.worker.embedded
     ? await startEmbeddedWorkers(config, prisma, queues, logger, env)
     : null;
-  const app = buildApi({ config, logger, prisma, redis, queues, migrationsDir: MIGRATIONS_DIR });
+  const app = buildApi({ config, logger, prisma, redis, queues, migrationsDir: MIGRATIONS_DIR, env });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.api.port, config.api.host, () => resolve(s));
     s.once("error", reject);

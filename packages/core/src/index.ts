@@ -7,5 +7,6 @@ export * from "./render";
 export * from "./policy";
 export * from "./text";
 export * from "./queue-names";
+export * from "./inbound";
 export * from "./approvals";
 export * from "./screening";

@@ -33,6 +33,20 @@ export { recordConsent } from "./consent/record-consent";
 export { listPreferenceHistory } from "./consent/preference-history";
 export { eraseRecipient } from "./erasure/erase-recipient";
 
+// Inbound text replies: STOP/START reported by the backend or by the provider's signed webhook.
+export {
+  handleInboundSms,
+  type InboundSmsInput,
+  type InboundSmsResult,
+  type InboundSmsSource,
+} from "./inbound/handle-sms-reply";
+export {
+  providerWebhookAuth,
+  twilioWebhookAnswer,
+  verifyTwilioWebhook,
+  type ProviderWebhookAuth,
+} from "./inbound/provider-webhook";
+
 // Hosted preference pages: the person's own preferences, one-click unsubscribe, their tokens.
 export type { OwnPreferencesView } from "./preferences-self-service/own-preferences";
 export {

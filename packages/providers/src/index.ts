@@ -7,7 +7,12 @@ export {
   SIGNATURE_HEADER,
   SIGNATURE_TOLERANCE_SECONDS,
 } from "./webhook-signature";
-export { twilioSignature, verifyTwilioSignature, type TwilioParams } from "./twilio-signature";
+export {
+  emptyTwilioReply,
+  twilioSignature,
+  verifyTwilioSignature,
+  type TwilioParams,
+} from "./twilio-webhook";
 export { isRetryableStatus, parseRetryAfter } from "./http";
 export { apnsId } from "./apns-provider";
 export { emailMessageId, threadMessageId } from "./email-headers";

@@ -8,6 +8,7 @@ export type { TransactionClient, PrismaClientOrTransaction, TransactionOptions }
 export {
   lockRecipient,
   lockAgentHolds,
+  lockPhoneNumbers,
   advisoryXactLock,
   advisoryLockKey,
   advisoryLockKeySql,

@@ -9,6 +9,8 @@ export const LockNamespace = {
   recipient: 1,
   /** An agent's held items, counted against approvals.max_pending_per_agent. */
   agentHolds: 2,
+  /** A text number (E.164): STOP/START replies and profile writes that add the number. */
+  phoneNumber: 3,
 } as const;
 export type LockNamespace = (typeof LockNamespace)[keyof typeof LockNamespace];
 
@@ -45,4 +47,15 @@ export function lockAgentHolds(tx: TransactionClient, agentKey: string): Promise
 /** SQL for advisoryLockKey(namespace, <text expression>), so a statement can lock rows it reads. */
 export function advisoryLockKeySql(namespace: LockNamespace, textExpression: string): string {
   return `((${namespace}::bigint << ${HASH_BITS}) | ('x' || substr(encode(sha256(convert_to(${textExpression}, 'UTF8')), 'hex'), 1, 12))::bit(48)::bigint)`;
+}
+
+/**
+ * Serialises everything that decides whether a text number is muted: STOP/START replies and the
+ * profile writes that add the number (docs/texting.md "Numbers"). Taken in sorted order, so two
+ * holders of several numbers never wait on each other in a circle.
+ */
+export async function lockPhoneNumbers(tx: TransactionClient, e164Numbers: readonly string[]): Promise<void> {
+  for (const number of [...new Set(e164Numbers)].sort()) {
+    await advisoryXactLock(tx, LockNamespace.phoneNumber, number);
+  }
 }

@@ -13,7 +13,9 @@ export function startRightsHarness(name: string, options: HarnessOptions = {}): 
 }
 
 export async function makePerson(h: Harness, externalId: string, profile: RecipientProfileInput = {}) {
-  await h.prisma.$transaction((tx) => writeProfile(tx, externalId, profile, new Date()));
+  await h.prisma.$transaction((tx) =>
+    writeProfile(tx, externalId, profile, new Date(), h.config.compliance.sms_channels),
+  );
   return h.prisma.recipient.findUniqueOrThrow({ where: { external_id: externalId } });
 }
 

@@ -22,7 +22,7 @@ export interface HarnessOptions {
   now?: () => Date;
   /** SVC_SECRET_KEY for link tokens; a random one by default. */
   secretKey?: string;
-  /** More environment for the configuration (other `SVC_*` secrets). */
+  /** More environment: other `SVC_*` secrets, and variables named by channels' `*_env` settings. */
   env?: Record<string, string>;
 }
 
@@ -110,6 +110,7 @@ async function start(
     redis,
     queues,
     migrationsDir: MIGRATIONS_DIR,
+    env: options.env,
     now,
     validateResponses: true,
   });

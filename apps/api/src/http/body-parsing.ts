@@ -1,7 +1,8 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 
-// JSON bodies up to api.max_body_bytes (broadcasts: api.max_broadcast_body_bytes). Parse errors
-// are held back and raised only after authentication (DECISIONS: a bad body without a key is 401).
+// JSON bodies up to api.max_body_bytes (broadcasts: api.max_broadcast_body_bytes), and the form of
+// the text provider's webhook. Parse errors are held back and raised only after authentication
+// (docs/api.md "Request rules": a bad body without a key is 401).
 
 /** The http-errors that body-parser raises (malformed JSON, too large, bad charset). */
 export interface BodyParserError extends Error {
@@ -24,11 +25,18 @@ export interface BodyLimits {
 
 const JSON_TYPES = ["application/json", "application/*+json"];
 const BROADCASTS = /^\/v1\/broadcasts(\/|$)/;
+/** The text provider's webhook posts a form (docs/texting.md "Twilio"); nothing else of the API does. */
+export const PROVIDER_WEBHOOK_PATH = "/v1/inbound/smsprovider";
 
 export function jsonBodyParser({ maxBodyBytes, maxBroadcastBodyBytes }: BodyLimits): RequestHandler {
   const normal = express.json({ limit: maxBodyBytes, type: JSON_TYPES });
   const broadcast = express.json({ limit: maxBroadcastBodyBytes, type: JSON_TYPES });
-  return (req, res, next) => (BROADCASTS.test(req.path) ? broadcast : normal)(req, res, next);
+  // Flat name/value pairs as Twilio signs them (a repeated name becomes a list).
+  const form = express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 1000 });
+  return (req, res, next) => {
+    if (req.path === PROVIDER_WEBHOOK_PATH) return form(req, res, next);
+    return (BROADCASTS.test(req.path) ? broadcast : normal)(req, res, next);
+  };
 }
 
 export const holdBodyError: ErrorRequestHandler = (err, _req, res, next) => {

@@ -11,7 +11,15 @@ interface Parameter {
   name?: string;
   in?: string;
   $ref?: string;
+  style?: string;
+  explode?: boolean;
+  schema?: { type?: string };
 }
+
+/** Any name is declared by a free-form object parameter (`style: form`, `explode: true`, an object). */
+const ANY_NAME = "*";
+const isFreeForm = (p: Parameter) =>
+  p.schema?.type === "object" && (p.style ?? "form") === "form" && (p.explode ?? true);
 
 function resolve(doc: OpenApiDocument, param: Parameter): Parameter {
   const name = param.$ref?.match(/^#\/components\/parameters\/(.+)$/)?.[1];
@@ -26,7 +34,7 @@ function declaredQueryNames(doc: OpenApiDocument, route: string, method: string)
     params
       .map((p) => resolve(doc, p))
       .filter((p) => p.in === "query")
-      .map((p) => p.name ?? ""),
+      .map((p) => (isFreeForm(p) ? ANY_NAME : (p.name ?? ""))),
   );
 }
 
@@ -40,7 +48,8 @@ export function withUnknownQueryCheck(doc: OpenApiDocument, validateRequest: Req
   };
   return (req, res, next) => {
     const route = (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
-    const known = route === undefined ? undefined : queryNames(route, req.method);
+    const names = route === undefined ? undefined : queryNames(route, req.method);
+    const known = names?.has(ANY_NAME) ? undefined : names;
     const unknown: ValidationIssue[] = known
       ? Object.keys(req.query as object)
           .filter((name) => !known.has(name))

@@ -7,6 +7,7 @@ import {
   putRecipient,
   removeAddress,
 } from "@svc/engine";
+import type { SvcConfig } from "@svc/config";
 import type { PrismaClient } from "@svc/store";
 import { principalOf } from "../auth/require-key";
 import { pageQuery } from "../http/page-query";
@@ -14,7 +15,10 @@ import { pageQuery } from "../http/page-query";
 const externalIdOf = (req: Request) => req.params.external_id as string;
 
 /** Recipients, addresses and preferences (SPEC 2.9); the caller's key decides what it may see and write. */
-export function recipientsRoutes(router: Router, deps: { prisma: PrismaClient; now: () => Date }): void {
+export function recipientsRoutes(
+  router: Router,
+  deps: { prisma: PrismaClient; now: () => Date; config: Pick<SvcConfig, "compliance"> },
+): void {
   router.get("/v1/recipients", async (req, res) => {
     res.json(await listRecipients(deps, principalOf(res), pageQuery(req)));
   });

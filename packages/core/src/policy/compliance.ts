@@ -1,6 +1,8 @@
-// When SPEC 1.8's US texting rules apply to a message, and under which jurisdiction.
+// When the US texting rules apply to a message, and under which jurisdiction
+// (docs/texting.md "When the rules apply"). Composition asks about the planned channels,
+// delivery about the one text channel it is about to use.
 import { resolveJurisdiction, type TextingJurisdiction } from "../time/texting-hours";
-import type { PolicyContext } from "./context";
+import type { PolicyConfig, PolicyContext, PolicyRecipient } from "./context";
 
 export interface TextingCompliance {
   jurisdiction: TextingJurisdiction;
@@ -10,20 +12,31 @@ export interface TextingCompliance {
 
 /**
  * Rules apply to a marketing message with a text channel among `channels`, for a US recipient
- * (region, else a +1 number on an enabled text address). Any text channel in the fallback list
- * counts, even behind another channel, because delivery may fall back to it at any hour.
+ * (region, else a +1 number on an enabled text address).
+ */
+export function textingRulesFor(
+  rules: PolicyConfig["compliance"],
+  marketing: boolean,
+  channels: readonly string[],
+  recipient: Pick<PolicyRecipient, "region" | "addresses">,
+): TextingCompliance | null {
+  if (!rules.usTextingRules || !marketing) return null;
+  const textChannels = channels.filter((channel) => rules.smsChannels.includes(channel));
+  if (textChannels.length === 0) return null;
+  const phones = recipient.addresses
+    .filter((address) => address.enabled && textChannels.includes(address.channel))
+    .map((address) => address.value);
+  const jurisdiction = resolveJurisdiction(recipient.region, phones, rules.unknownState);
+  return jurisdiction ? { jurisdiction, textChannels } : null;
+}
+
+/**
+ * At composition: any text channel in the fallback list counts, even behind another channel,
+ * because delivery may fall back to it.
  */
 export function textingComplianceFor(
   ctx: PolicyContext,
   channels: readonly string[],
 ): TextingCompliance | null {
-  const rules = ctx.config.compliance;
-  if (!rules.usTextingRules || !ctx.category.marketing) return null;
-  const textChannels = channels.filter((channel) => rules.smsChannels.includes(channel));
-  if (textChannels.length === 0) return null;
-  const phones = ctx.recipient.addresses
-    .filter((address) => address.enabled && textChannels.includes(address.channel))
-    .map((address) => address.value);
-  const jurisdiction = resolveJurisdiction(ctx.recipient.region, phones, rules.unknownState);
-  return jurisdiction ? { jurisdiction, textChannels } : null;
+  return textingRulesFor(ctx.config.compliance, ctx.category.marketing, channels, ctx.recipient);
 }

@@ -4,6 +4,7 @@ export * from "./reasons";
 export * from "./rolling-window";
 export * from "./fatigue";
 export * from "./compliance";
+export * from "./texting-at-delivery";
 export type {
   ApprovalView,
   DraftPatch,

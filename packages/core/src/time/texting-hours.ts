@@ -1,5 +1,7 @@
-// US marketing-text hours and caps (SPEC 1.8) as data, plus the time arithmetic over them.
+// US marketing-text hours and caps (docs/texting.md "Jurisdictions") as data, plus the time
+// arithmetic over them.
 // Hours are recipient-local, start inclusive and end exclusive. Legal holidays are not modelled.
+import { toE164 } from "../inbound/phone-number";
 import type { DailyWindow } from "./quiet-hours";
 import { parseTimeOfDay } from "./time-of-day";
 import { addLocalDays, fromLocal, toLocal, type WeekdayNumber } from "./zoned";
@@ -39,7 +41,7 @@ export const STRICT_TEXTING: TextingJurisdiction = {
   capPer24h: 3,
 };
 
-/** The state rows of SPEC 1.8; states not listed follow the federal row. */
+/** The state rows of docs/texting.md; states not listed follow the federal row. */
 export const STATE_TEXTING: readonly TextingJurisdiction[] = [
   { code: "US-CT", name: "Connecticut", source: "Connecticut", hours: NINE_TO_EIGHT, capPer24h: null },
   { code: "US-FL", name: "Florida", source: "Florida", hours: EIGHT_TO_EIGHT, capPer24h: 3 },
@@ -62,8 +64,8 @@ export const STATE_TEXTING: readonly TextingJurisdiction[] = [
 /**
  * The texting row for a recipient, or null when they are not a US recipient.
  * - region `US-XX`: that state's row, or the federal row for states without their own.
- * - region `US` (country only) or no region but a +1 number: state unknown, so `unknownState`
- *   picks the strict row or the federal one.
+ * - region `US` (country only) or no region but a +1 number (in E.164, see inbound/phone-number.ts):
+ *   state unknown, so `unknownState` picks the strict row or the federal one.
  * - any other region (`CA`, `DE-BY`, …): null, whatever the number says.
  */
 export function resolveJurisdiction(
@@ -79,7 +81,7 @@ export function resolveJurisdiction(
     return STATE_TEXTING.find((row) => row.code === code) ?? FEDERAL_TEXTING;
   }
   const phones = typeof phone === "string" ? [phone] : (phone ?? []);
-  return phones.some((number) => number.replace(/[\s().-]/g, "").startsWith("+1")) ? unknown : null;
+  return phones.some((number) => toE164(number)?.startsWith("+1")) ? unknown : null;
 }
 
 function hoursOn(jurisdiction: TextingJurisdiction, weekday: WeekdayNumber): DailyWindow | null {

@@ -11,6 +11,7 @@ import { channelError, planRetry, runStateOf, tryOutcome } from "./delivery-run"
 import { deliveryBatches } from "./delivery-batches";
 import type { DeliveryDeps } from "./delivery-types";
 import { sendToChannel, type AttemptRecord } from "./send-to-channel";
+import { textingHoursAt } from "./texting-hours-at-delivery";
 
 export type DeliveryOutcome =
   | { status: "skipped"; reason: string }
@@ -66,6 +67,12 @@ export async function deliverMessage(
       .filter((a) => a.channel === channel && a.enabled)
       .map((a) => a.value);
     if (!provider || addresses.length === 0) continue;
+
+    // Texting hours (docs/texting.md "At delivery"): a text channel outside legal hours waits for
+    // the next opening, as a parked retry would; channels that failed before it are not tried again.
+    const hours = textingHoursAt(deps, message, recheck, channel, deps.now());
+    if (hours.kind === "expired") return finish(deps, message, "suppressed", REASON.expired, deps.now());
+    if (hours.kind === "wait") return waitForTextingHours(deps, message, channel, hours.until);
 
     const at = deps.now();
     const attempts = await sendToChannel(deps, {
@@ -130,17 +137,34 @@ async function retryOrGiveUp(
   return scheduleNext(deps, message, "sending", plan.at, now);
 }
 
+/** Parked like a retry until the channel's next legal moment, which becomes the message's `send_at`. */
+function waitForTextingHours(
+  deps: DeliveryDeps,
+  message: MessageRow,
+  channel: string,
+  until: Date,
+): Promise<DeliveryOutcome> {
+  deps.logger.info("delivery waits for texting hours", {
+    message_id: message.id,
+    channel,
+    until: until.toISOString(),
+  });
+  return scheduleNext(deps, message, "sending", until, deps.now(), { moveSendAt: true });
+}
+
 async function scheduleNext(
   deps: DeliveryDeps,
   message: MessageRow,
   status: "queued" | "sending",
   at: Date,
   now: Date,
+  options: { moveSendAt?: boolean } = {},
 ): Promise<DeliveryOutcome> {
+  const sendAt = options.moveSendAt ? { sendAt: at } : {};
   const next = await bumpMessageGeneration(
     deps.prisma,
     { id: message.id, generation: message.generation, status },
-    status === "sending" ? { leaseUntil: at, now } : { now },
+    status === "sending" ? { leaseUntil: at, now, ...sendAt } : { now, ...sendAt },
   );
   if (!next) return { status: "skipped", reason: "moved on" };
   await deps.queues.enqueue(

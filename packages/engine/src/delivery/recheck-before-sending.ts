@@ -7,13 +7,21 @@ import type { MessageRow, RecheckFacts } from "@svc/store";
 // (loadRecheckFacts, the worker runs many jobs at once); the decision is pure.
 
 export type Recheck =
-  | { ok: true; channels: string[]; allowUnsubscribe: boolean; recipient: RecheckedRecipient }
+  | {
+      ok: true;
+      channels: string[];
+      allowUnsubscribe: boolean;
+      /** The category is marked `marketing` (a deleted category counts as one: the law wins). */
+      marketing: boolean;
+      recipient: RecheckedRecipient;
+    }
   | { ok: false; reason: string };
 
 export interface RecheckedRecipient {
   external_id: string;
   locale: string | null;
   timezone: string | null;
+  region: string | null;
   addresses: { channel: string; value: string; enabled: boolean }[];
 }
 
@@ -41,10 +49,12 @@ export function recheckFromFacts(message: MessageRow, facts: RecheckFacts, now: 
     ok: true,
     channels: message.channels.filter((channel) => !recipient.muted_channels.includes(channel)),
     allowUnsubscribe,
+    marketing: facts.marketing ?? true,
     recipient: {
       external_id: recipient.external_id,
       locale: recipient.locale,
       timezone: recipient.timezone,
+      region: recipient.region,
       addresses: recipient.addresses,
     },
   };

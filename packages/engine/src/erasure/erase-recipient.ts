@@ -11,14 +11,14 @@ import {
   deleteMessages,
   deleteRecipient,
   deleteReviewLinksOf,
-  findAddressValues,
   findCallbackIdsOfMessages,
   findDigestIdsOfPerson,
   findEventsOfPerson,
   findLastSmsKeywordEntry,
   findMessagesOfPerson,
+  findNumbersOf,
+  findNumbersSharedWithOthers,
   findRecipientByExternalId,
-  findValuesSharedWithOthers,
   insertSmsSuppressions,
   listRuleKeys,
   lockRecipient,
@@ -26,7 +26,7 @@ import {
   type PrismaClient,
   type TransactionClient,
 } from "@svc/store";
-import { assertMayWritePeople } from "../recipients/recipients";
+import { assertMayWritePeople } from "../recipients/may-write-people";
 import { removeErasedJobs, type ErasedWork } from "./erasure-jobs";
 
 export interface EraseDeps {
@@ -44,8 +44,9 @@ async function lastKeyword(tx: TransactionClient, recipientId: string): Promise<
   return typeof keyword === "string" && keyword.length > 0 ? keyword : "stop";
 }
 
-// A text STOP outlives the person (DECISIONS "Consent ledger"): their text numbers stay muted as
-// SHA-256 hashes, so a re-created profile with the number is muted until START.
+// A text STOP outlives the person (docs/erasure.md "What is kept"): their text numbers stay muted
+// as SHA-256 hashes of their E.164 form, so a re-created profile with the number is muted until
+// START (docs/texting.md "STOP and START").
 async function keepSmsSuppressions(
   tx: TransactionClient,
   person: { id: string; muted_channels: string[] },
@@ -53,7 +54,7 @@ async function keepSmsSuppressions(
   now: Date,
 ) {
   if (!person.muted_channels.some((channel) => smsChannels.includes(channel))) return;
-  const numbers = await findAddressValues(tx, person.id, smsChannels);
+  const numbers = await findNumbersOf(tx, person.id, smsChannels);
   if (numbers.length === 0) return;
   const keyword = await lastKeyword(tx, person.id);
   await insertSmsSuppressions(
@@ -128,9 +129,10 @@ async function eraseReplies(
   recipientId: string,
   smsChannels: string[],
 ): Promise<void> {
-  const numbers = [...new Set(await findAddressValues(tx, recipientId, smsChannels))];
+  // Replies are stored by their E.164 sender (docs/texting.md "Numbers").
+  const numbers = await findNumbersOf(tx, recipientId, smsChannels);
   if (numbers.length === 0) return;
-  const shared = await findValuesSharedWithOthers(tx, numbers, recipientId);
+  const shared = await findNumbersSharedWithOthers(tx, numbers, recipientId);
   const own = numbers.filter((n) => !shared.includes(n));
   if (own.length > 0) await deleteInboundRepliesFrom(tx, own);
 }

@@ -78,7 +78,8 @@ export async function decideEvent(
   now: Date,
   options: DecideEventOptions = {},
 ): Promise<EventDecision> {
-  const recipient = await recipientOf(tx, reads, event, now, options.dryRun ?? false);
+  const textChannels = deps.config.compliance.sms_channels;
+  const recipient = await recipientOf(tx, reads, event, now, options.dryRun ?? false, textChannels);
   const config = await reads.configuration();
   const agent = event.agent_key ? await reads.agent(event.agent_key) : null;
   const matches = matchRules({
@@ -139,10 +140,14 @@ async function recipientOf(
   event: DecidableEvent,
   now: Date,
   dryRun: boolean,
+  textChannels: readonly string[],
 ): Promise<RecipientWithPolicyRows> {
   const externalId = event.recipient_external_id;
   const changed = event.recipient_profile !== null && !dryRun;
-  if (changed) await writeProfile(tx, externalId, event.recipient_profile as RecipientProfileInput, now);
+  if (changed) {
+    const profile = event.recipient_profile as RecipientProfileInput;
+    await writeProfile(tx, externalId, profile, now, textChannels);
+  }
   const found = await reads.recipient(externalId, changed);
   if (found) return found;
   if (dryRun) throw new ComposeReferenceError("recipient", externalId);

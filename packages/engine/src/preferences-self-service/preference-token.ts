@@ -2,7 +2,7 @@ import { AppError, absoluteLinkUrl, preferencesPath, type Principal } from "@svc
 import type { SvcConfig } from "@svc/config";
 import { $transaction, findRecipientId, type PrismaClient } from "@svc/store";
 import { requireSecretKey, rotatePreferenceToken } from "../links/link-tokens";
-import { assertMayWritePeople } from "../recipients/recipients";
+import { assertMayWritePeople } from "../recipients/may-write-people";
 
 /**
  * POST /v1/recipients/{external_id}/preference-token: a new token replaces the old one at once.

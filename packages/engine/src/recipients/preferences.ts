@@ -10,7 +10,7 @@ import {
   type TransactionClient,
 } from "@svc/store";
 import { validationError } from "../shared/validation";
-import { assertMayWritePeople } from "./recipients";
+import { assertMayWritePeople } from "./may-write-people";
 
 export interface PreferencesInput {
   unsubscribed_categories?: string[];

@@ -7,6 +7,7 @@ import {
   type RecipientProfileFields,
   type TransactionClient,
 } from "@svc/store";
+import { lockTextNumbers, muteSuppressedNumbers, textNumbersOf } from "../inbound/suppressed-numbers";
 import { validationError } from "../shared/validation";
 
 /** Profile fields of PUT /v1/recipients/{external_id} and of inline event profiles (SPEC 2.3, 2.9). */
@@ -41,14 +42,19 @@ export function checkProfile(input: RecipientProfileInput, locPrefix: (string | 
 
 /**
  * Writes a profile inside a transaction: given fields replace stored ones, an `addresses` list
- * replaces the person's addresses. Returns whether the row was created.
+ * replaces the person's addresses. Returns whether the row was created. A text number (on one of
+ * `textChannels`, compliance.sms_channels) that a STOP put on the suppression list mutes the
+ * person's texts (docs/texting.md "STOP and START").
  */
 export async function writeProfile(
   tx: TransactionClient,
   externalId: string,
   input: RecipientProfileInput,
   now: Date,
+  textChannels: readonly string[],
 ): Promise<{ recipientId: string; created: boolean }> {
+  const numbers = textNumbersOf(input.addresses ?? [], textChannels);
+  await lockTextNumbers(tx, numbers);
   const fields: RecipientProfileFields = {};
   for (const field of ["locale", "timezone", "region"] as const)
     if (input[field] !== undefined) fields[field] = input[field];
@@ -65,6 +71,7 @@ export async function writeProfile(
   if (input.addresses) {
     const addresses = input.addresses.map((a) => ({ ...a, enabled: a.enabled ?? true }));
     await replaceAddresses(tx, recipientId, addresses, now);
+    await muteSuppressedNumbers(tx, recipientId, numbers, textChannels, now);
   }
   return { recipientId, created: !existingId };
 }

@@ -1,5 +1,7 @@
 import { AppError, type Principal } from "@svc/core";
+import type { SvcConfig } from "@svc/config";
 import {
+  $transaction,
   deleteAddress,
   findAddress,
   findRecipientPage,
@@ -7,18 +9,22 @@ import {
   saveAddress,
   type PrismaClient,
 } from "@svc/store";
+import {
+  lockTextNumbers,
+  muteSuppressedNumbers,
+  NUMBER_LOCK_TRANSACTION,
+  textNumbersOf,
+} from "../inbound/suppressed-numbers";
 import { pageWindow, toPage, type PageRequest } from "../shared/paging";
+import { assertMayWritePeople } from "./may-write-people";
 import { checkProfile, writeProfile, type RecipientProfileInput } from "./recipient-profile";
 import { serializeRecipient } from "./serialize-recipient";
 
 type Deps = { prisma: PrismaClient; now: () => Date };
+/** Writers of addresses also read compliance.sms_channels (a suppressed text number mutes texts). */
+type WriteDeps = Deps & { config: Pick<SvcConfig, "compliance"> };
 
 const viewFor = (principal: Principal) => ({ redactPreferences: principal.agentKey !== null });
-
-/** Agent keys may read profiles but write nothing about people (DECISIONS "Agents"). */
-export function assertMayWritePeople(principal: Principal): void {
-  if (principal.agentKey) throw new AppError("forbidden", "agent keys may not change recipients");
-}
 
 async function load(prisma: PrismaClient, externalId: string) {
   const row = await findRecipientWithAddresses(prisma, externalId);
@@ -27,14 +33,18 @@ async function load(prisma: PrismaClient, externalId: string) {
 }
 
 export async function putRecipient(
-  { prisma, now }: Deps,
+  { prisma, now, config }: WriteDeps,
   principal: Principal,
   externalId: string,
   input: RecipientProfileInput,
 ) {
   assertMayWritePeople(principal);
   checkProfile(input, ["body"]);
-  const { created } = await prisma.$transaction((tx) => writeProfile(tx, externalId, input, now()));
+  const { created } = await $transaction(
+    prisma,
+    (tx) => writeProfile(tx, externalId, input, now(), config.compliance.sms_channels),
+    NUMBER_LOCK_TRANSACTION,
+  );
   return { created, recipient: serializeRecipient(await load(prisma, externalId), viewFor(principal)) };
 }
 
@@ -55,7 +65,7 @@ export async function listRecipients({ prisma }: Deps, principal: Principal, req
 
 /** POST …/addresses: a new address is 201; an existing channel and value only changes `enabled` (200). */
 export async function addAddress(
-  { prisma, now }: Deps,
+  { prisma, now, config }: WriteDeps,
   principal: Principal,
   externalId: string,
   input: { channel: string; value: string; enabled?: boolean },
@@ -63,8 +73,19 @@ export async function addAddress(
   assertMayWritePeople(principal);
   const recipient = await load(prisma, externalId);
   const key = { recipient_id: recipient.id, channel: input.channel, value: input.value };
-  const existing = await findAddress(prisma, key);
-  const row = await saveAddress(prisma, key, input.enabled ?? existing?.enabled ?? true, now());
+  const textChannels = config.compliance.sms_channels;
+  const numbers = textNumbersOf([input], textChannels);
+  const { existing, row } = await $transaction(
+    prisma,
+    async (tx) => {
+      await lockTextNumbers(tx, numbers);
+      const existing = await findAddress(tx, key);
+      const row = await saveAddress(tx, key, input.enabled ?? existing?.enabled ?? true, now());
+      await muteSuppressedNumbers(tx, recipient.id, numbers, textChannels, now());
+      return { existing, row };
+    },
+    NUMBER_LOCK_TRANSACTION,
+  );
   return { created: !existing, address: { channel: row.channel, value: row.value, enabled: row.enabled } };
 }
 

@@ -1,7 +1,5 @@
-import { createHmac } from "node:crypto";
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
-import { twilioSignature, verifyTwilioSignature } from "../twilio-signature";
 import { channel, providerContext, sendRequest, useHttpServer, type Reply } from "./fixtures";
 import { itClassifies, itRetriesARefusedConnection, itRetriesATimeout } from "./provider-cases";
 
@@ -95,34 +93,4 @@ describe("twilio provider", () => {
   });
 
   itRetriesARefusedConnection("twilio", (origin) => sms({ from: "+1", base_url: origin }).send(request));
-});
-
-describe("twilioSignature", () => {
-  // The worked example from Twilio's security documentation.
-  const url = "https://mycompany.com/myapp.php?foo=1&bar=2";
-  const params = {
-    CallSid: "CA1234567890ABCDE",
-    Caller: "+12349013030",
-    Digits: "1234",
-    From: "+12349013030",
-    To: "+18005551212",
-  };
-
-  it("matches Twilio's documented example", () => {
-    expect(twilioSignature("12345", url, params)).toBe("0/KCTR6DLpKmkAf8muzZqo1nDgQ=");
-  });
-
-  it("is base64 HMAC-SHA1 of the URL and the sorted name/value pairs", () => {
-    const expected = createHmac("sha1", "tok").update("https://a.example/hookA1B2").digest("base64");
-    expect(twilioSignature("tok", "https://a.example/hook", { B: "2", A: "1" })).toBe(expected);
-  });
-
-  it.each([
-    ["the right signature", "12345", "0/KCTR6DLpKmkAf8muzZqo1nDgQ=", true],
-    ["another token", "54321", "0/KCTR6DLpKmkAf8muzZqo1nDgQ=", false],
-    ["a tampered signature", "12345", "1/KCTR6DLpKmkAf8muzZqo1nDgQ=", false],
-    ["no signature", "12345", undefined, false],
-  ])("verifies %s", (_label, token, signature, expected) => {
-    expect(verifyTwilioSignature(token, url, params, signature)).toBe(expected);
-  });
 });

@@ -194,7 +194,8 @@ describe("send time", () => {
       null,
     ],
     [
-      "text channel as fallback behind e-mail still counts",
+      // The delivery worker checks the hours if it ever falls back to the text channel.
+      "a text channel behind e-mail does not hold the e-mail",
       {
         ...MARKETING_TEXT,
         message: { channels: ["email", "sms"] },
@@ -202,6 +203,17 @@ describe("send time", () => {
         recipient: { region: "US-TX", timezone: "America/Chicago" },
       },
       { sendAt: new Date("2024-06-09T15:00:00Z"), channels: ["email", "sms"] },
+      null,
+    ],
+    [
+      "a text channel first, e-mail behind it: held",
+      {
+        ...MARKETING_TEXT,
+        message: { channels: ["sms", "email"] },
+        now: new Date("2024-06-09T15:00:00Z"),
+        recipient: { region: "US-TX", timezone: "America/Chicago" },
+      },
+      { sendAt: new Date("2024-06-09T15:00:00Z"), channels: ["sms", "email"] },
       "2024-06-09T17:00:00.000Z",
     ],
     [

@@ -1,6 +1,6 @@
-// SPEC 1.1.4 and 1.8: send_at = due time + the rule's delay, moved past quiet hours when the
-// category respects them, and into US texting hours for marketing texts. `critical` skips the
-// delay and quiet hours but not texting hours (they are law).
+// docs/policy.md "Send time": send_at = due time + the rule's delay, moved past quiet hours when
+// the category respects them, and into US texting hours for marketing texts (docs/texting.md).
+// `critical` skips the delay and quiet hours but not texting hours (they are law).
 import type { DailyWindow } from "../../time/quiet-hours";
 import { nextAllowedTime } from "../../time/quiet-hours";
 import { nextTextingTime, type TextingJurisdiction } from "../../time/texting-hours";
@@ -25,7 +25,9 @@ export const sendTime: PolicyStep = {
       !critical && ctx.category.respectQuietHours
         ? (ctx.recipient.quietHours ?? ctx.config.quietHours)
         : null;
-    const texting = textingComplianceFor(ctx, draft.channels)?.jurisdiction ?? null;
+    // Only when the first reachable channel sends texts: a text channel further down the fallback
+    // list is checked by the delivery worker when it gets there (docs/texting.md "At delivery").
+    const texting = textingComplianceFor(ctx, draft.channels.slice(0, 1))?.jurisdiction ?? null;
     const at = settle(due, quiet, texting, zone);
     return at.getTime() === draft.sendAt.getTime() ? pass() : defer(at);
   },

@@ -1,1 +1,2 @@
 export * from "./inbound-erasure";
+export * from "./inbound-replies";

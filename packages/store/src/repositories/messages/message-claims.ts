@@ -36,19 +36,21 @@ export async function takeOverLapsedLease(
 }
 
 /**
- * Moves a row of this generation and status to the next generation (optionally parking its lease),
- * so a job under the new id can be enqueued. Null when the row moved on meanwhile.
+ * Moves a row of this generation and status to the next generation (optionally parking its lease,
+ * optionally moving `send_at`), so a job under the new id can be enqueued. Null when the row moved
+ * on meanwhile.
  */
 export async function bumpMessageGeneration(
   db: PrismaClientOrTransaction,
   where: { id: string; generation: number; status: "queued" | "sending" },
-  change: { leaseUntil?: Date | null; now: Date },
+  change: { leaseUntil?: Date | null; sendAt?: Date; now: Date },
 ): Promise<MessageRow | null> {
   const data: Prisma.MessageUpdateManyMutationInput = {
     updated_at: change.now,
     generation: { increment: 1 },
   };
   if (change.leaseUntil !== undefined) data.lease_until = change.leaseUntil;
+  if (change.sendAt !== undefined) data.send_at = change.sendAt;
   const rows = await db.message.updateManyAndReturn({ where, data });
   return rows[0] ?? null;
 }

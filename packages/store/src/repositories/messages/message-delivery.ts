@@ -151,12 +151,15 @@ export interface RecheckFacts {
     external_id: string;
     locale: string | null;
     timezone: string | null;
+    region: string | null;
     unsubscribed_categories: string[];
     muted_channels: string[];
     addresses: { channel: string; value: string; enabled: boolean }[];
   } | null;
   /** Null: the category was deleted. */
   allowUnsubscribe: boolean | null;
+  /** The category's `marketing` flag (texting hours at delivery); null: the category was deleted. */
+  marketing: boolean | null;
   consentExpiresAt: Date | null;
   /** Only for agent messages; null: the agent row is gone. */
   agent?: { deleted_at: Date | null; enabled: boolean; categories: string[] | null } | null;
@@ -168,10 +171,12 @@ interface FactsRow {
   external_id: string | null;
   locale: string | null;
   timezone: string | null;
+  region: string | null;
   unsubscribed_categories: string[] | null;
   muted_channels: string[] | null;
   addresses: { channel: string; value: string; enabled: boolean }[];
   allow_unsubscribe: boolean | null;
+  marketing: boolean | null;
   consent_expires_at: Date | null;
   agent_found: boolean;
   agent_deleted_at: Date | null;
@@ -186,10 +191,10 @@ export async function loadRecheckFacts(
 ): Promise<RecheckFacts[]> {
   if (messages.length === 0) return [];
   const rows = await db.$queryRaw<FactsRow[]>(Prisma.sql`
-    SELECT q.id, r.id IS NOT NULL AS found, r.external_id, r.locale, r.timezone, r.unsubscribed_categories, r.muted_channels,
+    SELECT q.id, r.id IS NOT NULL AS found, r.external_id, r.locale, r.timezone, r.region, r.unsubscribed_categories, r.muted_channels,
       COALESCE((SELECT json_agg(json_build_object('channel', a.channel, 'value', a.value, 'enabled', a.enabled) ORDER BY a.created_at)
                   FROM addresses a WHERE a.recipient_id = q.recipient_id), '[]'::json) AS addresses,
-      c.allow_unsubscribe, cs.expires_at AS consent_expires_at,
+      c.allow_unsubscribe, c.marketing, cs.expires_at AS consent_expires_at,
       ag.key IS NOT NULL AS agent_found, ag.deleted_at AS agent_deleted_at, ag.enabled AS agent_enabled, ag.categories AS agent_categories
     FROM unnest(${messages.map((m) => m.id)}::text[], ${messages.map((m) => m.recipient_id)}::text[],
                 ${messages.map((m) => m.category)}::text[], ${messages.map((m) => m.agent_key)}::text[]) AS q(id, recipient_id, category, agent_key)
@@ -206,12 +211,14 @@ export async function loadRecheckFacts(
             external_id: row.external_id!,
             locale: row.locale,
             timezone: row.timezone,
+            region: row.region,
             unsubscribed_categories: row.unsubscribed_categories ?? [],
             muted_channels: row.muted_channels ?? [],
             addresses: row.addresses,
           }
         : null,
       allowUnsubscribe: row.allow_unsubscribe,
+      marketing: row.marketing,
       consentExpiresAt: row.consent_expires_at,
     };
     if (message.agent_key) {

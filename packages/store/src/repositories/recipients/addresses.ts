@@ -59,29 +59,3 @@ export async function replaceAddresses(
     })),
   });
 }
-
-/** The values of the person's addresses on these channels (their text numbers, for instance). */
-export async function findAddressValues(
-  db: PrismaClientOrTransaction,
-  recipientId: string,
-  channels: string[],
-): Promise<string[]> {
-  const rows = await db.address.findMany({
-    where: { recipient_id: recipientId, channel: { in: channels } },
-    select: { value: true },
-  });
-  return rows.map((r) => r.value);
-}
-
-/** Those of `values` that someone other than this person also has as an address. */
-export async function findValuesSharedWithOthers(
-  db: PrismaClientOrTransaction,
-  values: string[],
-  recipientId: string,
-): Promise<string[]> {
-  const rows = await db.address.findMany({
-    where: { value: { in: values }, recipient_id: { not: recipientId } },
-    select: { value: true },
-  });
-  return rows.map((r) => r.value);
-}

@@ -4,6 +4,7 @@ export * from "./addresses";
 export * from "./preference-tokens";
 export * from "./consent-ledger";
 export * from "./sms-suppressions";
+export * from "./text-numbers";
 export * from "./recipient-erasure";
 export * from "./policy-rows";
 export * from "./fatigue-states";

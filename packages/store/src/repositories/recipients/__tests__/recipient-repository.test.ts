@@ -6,12 +6,12 @@ import {
   findPreferenceTokenNonce,
   findRecipientIdByPreferenceTokenHash,
   findRecipientWithAddresses,
-  findValuesSharedWithOthers,
   insertPreferenceTokenOnce,
   insertRecipient,
   replaceAddresses,
   replacePreferenceToken,
   updateRecipientPreferences,
+  findNumbersSharedWithOthers,
 } from "..";
 
 // The recipient repository against the real schema: what its functions decide themselves.
@@ -55,9 +55,10 @@ test("numbers shared with someone else are told apart from the person's own", as
       ],
       NOW,
     );
-    await replaceAddresses(tx, "rcp_bob", [{ channel: "sms", value: "+15550011", enabled: true }], NOW);
+    // The same number, written another way: compared in E.164.
+    await replaceAddresses(tx, "rcp_bob", [{ channel: "sms", value: "+1 555 0011", enabled: true }], NOW);
   });
-  expect(await findValuesSharedWithOthers(db.prisma, ["+15550010", "+15550011"], "rcp_ann")).toEqual([
+  expect(await findNumbersSharedWithOthers(db.prisma, ["+15550010", "+15550011"], "rcp_ann")).toEqual([
     "+15550011",
   ]);
 });

@@ -1,0 +1,3 @@
+export * from "./phone-number";
+export * from "./sms-keywords";
+export * from "./sms-reply-effect";
