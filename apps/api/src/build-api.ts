@@ -30,6 +30,7 @@ import { templatePreviewRoutes } from "./routes/templates-routes";
 import { digestsRoutes } from "./routes/digests-routes";
 import { approvalsRoutes } from "./routes/approvals-routes";
 import { callbacksRoutes } from "./routes/callbacks-routes";
+import { hooksRoutes } from "./routes/hooks-routes";
 
 export interface ApiServices {
   config: SvcConfig;
@@ -90,6 +91,7 @@ export function buildApi(services: ApiServices): Express {
       engagementRoutes(router, deps);
       digestsRoutes(router, deps);
       callbacksRoutes(router, deps);
+      hooksRoutes(router, deps);
     },
   });
 }

@@ -8,3 +8,4 @@ export * from "./policy";
 export * from "./text";
 export * from "./queue-names";
 export * from "./approvals";
+export * from "./hooks";
