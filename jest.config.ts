@@ -15,7 +15,7 @@ const config: Config = {
     ],
   },
   moduleNameMapper: {
-    "^@svc/(core|log|config|store|queue|providers|engine|testkit)$": "<rootDir>/packages/$1/src",
+    "^@svc/(core|log|config|store|queue|providers|engine|client|mcp|testkit)$": "<rootDir>/packages/$1/src",
     "^@svc/(api|worker|svcctl)$": "<rootDir>/apps/$1/src",
   },
   testPathIgnorePatterns: ["/node_modules/", "/dist/"],
