@@ -31,6 +31,7 @@ import { digestsRoutes } from "./routes/digests-routes";
 import { approvalsRoutes } from "./routes/approvals-routes";
 import { callbacksRoutes } from "./routes/callbacks-routes";
 import { hooksRoutes } from "./routes/hooks-routes";
+import { MCP_PATH, mcpRouter } from "./mcp/mcp-router";
 
 export interface ApiServices {
   config: SvcConfig;
@@ -49,6 +50,7 @@ export function buildApi(services: ApiServices): Express {
   const now = services.now ?? (() => new Date());
   const apiKeyCache = apiKeyCacheWithNotices({ prisma, redis, prefix: config.redis.prefix });
   const deps = { prisma, now, config, logger, queues, apiKeyCache };
+  const limiter = rateLimit(redis, config.redis.prefix, config.api.rate_limit);
   return createApp({
     logger,
     config,
@@ -64,11 +66,12 @@ export function buildApi(services: ApiServices): Express {
         if (pending.length > 0) throw new Error(`pending migrations: ${pending.join(", ")}`);
       },
     },
-    beforeValidation: [requireKey(deps), rateLimit(redis, config.redis.prefix, config.api.rate_limit)],
+    beforeValidation: [requireKey(deps), limiter],
     mountUnvalidated: (app) => {
       mountQueueDashboard(app, queues, deps);
       app.use(PREFERENCE_PAGES_PATH, preferencePages(deps));
       app.use(REVIEW_PAGES_PATH, reviewPages(deps));
+      app.use(MCP_PATH, mcpRouter({ ...deps, rateLimit: limiter }));
     },
     routes(router) {
       apiKeysRoutes(router, deps);

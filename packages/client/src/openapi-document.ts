@@ -12,6 +12,7 @@ export interface OpenApiOperation {
 
 export interface OpenApiDocumentJson {
   openapi: string;
+  info: { title: string; version: string; [key: string]: unknown };
   paths: Record<string, Record<string, OpenApiOperation>>;
   components: { schemas: Record<string, unknown>; [section: string]: Record<string, unknown> };
   security?: Record<string, string[]>[];

@@ -34,8 +34,7 @@ export function createSvcClient(options: SvcClientOptions): SvcClient {
 
 /** What a call answered: the body on 2xx, else the RFC 9457 problem (docs/api.md "Errors"). */
 export type ApiResult<T> =
-  | { ok: true; status: number; data: T }
-  | { ok: false; status: number; problem: Problem };
+  { ok: true; status: number; data: T } | { ok: false; status: number; problem: Problem };
 
 /** Title of the problem made up for an error answer that is not a problem (a proxy's HTML page). */
 export const API_PROBLEM_UNREADABLE = "Unreadable answer";

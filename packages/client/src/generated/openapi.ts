@@ -1223,7 +1223,7 @@ export interface components {
              * @description Details for the reviewers.
              * @default
              */
-            body: string;
+            body?: string;
             /** @description External ids of the people who may decide (an agent key may name only its agent's reviewers). */
             reviewers: components["schemas"]["ExternalId"][];
             /** @description Defaults to `high`; lowered to an agent's `max_importance`. */
@@ -1232,7 +1232,7 @@ export interface components {
              * @description How long the request waits for a decision (1 minute to 7 days).
              * @default 3600
              */
-            expires_in_seconds: number;
+            expires_in_seconds?: number;
             /** @description Returned with the decision (callback and reads); at most 16 KB of JSON. */
             metadata?: {
                 [key: string]: unknown;
