@@ -1,10 +1,16 @@
 import { HOOK_PAYLOADS } from "@svc/testkit";
 import { sha256Hex } from "../access/api-key-secret";
 import { canonicalJson } from "../text/canonical-json";
-import { baseName, HookPayloadError, mapCodingAgentHook, MESSAGE_MAX, type HookOptions } from "./coding-agent-hook";
+import {
+  baseName,
+  HookPayloadError,
+  mapCodingAgentHook,
+  MESSAGE_MAX,
+  type HookOptions,
+} from "./coding-agent-hook";
 
-const CLAUDE: HookOptions = { format: "claude-code" };
-const CODEX: HookOptions = { format: "codex" };
+const CLAUDE: HookOptions = { format: "claude-code", recipient: "ada" };
+const CODEX: HookOptions = { format: "codex", recipient: "ada" };
 const SESSION = "8a0b6f0e-3c2d-4e1f-9a7b-5c6d7e8f9a0b";
 
 describe("mapCodingAgentHook: the real payloads", () => {
@@ -79,7 +85,13 @@ describe("mapCodingAgentHook: the real payloads", () => {
     [
       "options win over the payload",
       HOOK_PAYLOADS.claudeCodeStop,
-      { format: "claude-code", event: "build.finished", project: "web", agent: "ada-laptop" },
+      {
+        format: "claude-code",
+        recipient: "ada",
+        event: "build.finished",
+        project: "web",
+        agent: "ada-laptop",
+      },
       "build.finished",
       {
         hook: "Stop",
@@ -96,7 +108,7 @@ describe("mapCodingAgentHook: the real payloads", () => {
     // Exactly these keys: nothing else of the payload (transcript paths, prompts) is reported.
     expect(event.data).toStrictEqual(data);
     expect(event.idempotency_key).toBe(
-      `hook:${sha256Hex(canonicalJson({ session: data.session_id, hook: data.hook, payload }))}`,
+      `hook:${sha256Hex(canonicalJson({ recipient: "ada", name, data, payload }))}`,
     );
   });
 });
@@ -104,7 +116,10 @@ describe("mapCodingAgentHook: the real payloads", () => {
 describe("mapCodingAgentHook: edges", () => {
   it("cuts the message to 2,000 characters without splitting a character", () => {
     const long = `${"é".repeat(1999)}😀😀 and more`;
-    const event = mapCodingAgentHook({ ...HOOK_PAYLOADS.claudeCodeStop, last_assistant_message: long }, CLAUDE);
+    const event = mapCodingAgentHook(
+      { ...HOOK_PAYLOADS.claudeCodeStop, last_assistant_message: long },
+      CLAUDE,
+    );
     expect(Array.from(event.data.message!)).toHaveLength(MESSAGE_MAX);
     expect(event.data.message).toBe(`${"é".repeat(1999)}😀`);
   });
@@ -133,6 +148,12 @@ describe("mapCodingAgentHook: edges", () => {
     expect(mapCodingAgentHook(reordered, CLAUDE).idempotency_key).toBe(key);
     expect(mapCodingAgentHook(HOOK_PAYLOADS.claudeCodeSubagentStop, CLAUDE).idempotency_key).not.toBe(key);
     expect(key).toMatch(/^hook:[0-9a-f]{64}$/);
+    // Reported to someone else, or otherwise, it is another event (not a conflicting repeat).
+    const other = (options: Partial<HookOptions>) =>
+      mapCodingAgentHook(HOOK_PAYLOADS.claudeCodeStop, { ...CLAUDE, ...options }).idempotency_key;
+    expect(
+      new Set([key, other({ recipient: "grace" }), other({ project: "web" }), other({ event: "x" })]).size,
+    ).toBe(4);
   });
 
   it.each([
@@ -145,11 +166,7 @@ describe("mapCodingAgentHook: edges", () => {
       CLAUDE,
       "hook 'PreToolUse' is not reported (known: Stop, SubagentStop, Notification, SessionEnd; or give an event name)",
     ],
-    [
-      HOOK_PAYLOADS.claudeCodeStop,
-      CODEX,
-      "the hook payload has no 'type'",
-    ],
+    [HOOK_PAYLOADS.claudeCodeStop, CODEX, "the hook payload has no 'type'"],
   ])("%j (%j) is refused: %s", (payload, options, message) => {
     const attempt = () => mapCodingAgentHook(payload, options);
     expect(attempt).toThrow(HookPayloadError);
@@ -157,9 +174,9 @@ describe("mapCodingAgentHook: edges", () => {
   });
 
   it("reports any hook under a forced event name", () => {
-    expect(mapCodingAgentHook({ hook_event_name: "PreToolUse" }, { ...CLAUDE, event: "agent.tool" }).name).toBe(
-      "agent.tool",
-    );
+    expect(
+      mapCodingAgentHook({ hook_event_name: "PreToolUse" }, { ...CLAUDE, event: "agent.tool" }).name,
+    ).toBe("agent.tool");
   });
 
   it.each([

@@ -8,6 +8,8 @@ export type HookFormat = "claude-code" | "codex";
 
 export interface HookOptions {
   format: HookFormat;
+  /** Who is told; part of the idempotency key, so one hook may be reported to several people. */
+  recipient: string;
   /** Forces the event name (`--event`); any hook is then reported under it. */
   event?: string;
   /** `--project`; else the base name of the hook's `cwd`. */
@@ -31,7 +33,10 @@ export interface HookEventData {
 export interface HookEvent {
   name: string;
   data: HookEventData;
-  /** The same hook, session and payload always give the same key: a re-run hook reports once. */
+  /**
+   * The same hook of the same session with the same payload, reported the same way, always gives
+   * the same key: a re-run hook reports once (docs/hooks.md "Reported once").
+   */
   idempotency_key: string;
 }
 
@@ -105,6 +110,8 @@ export function mapCodingAgentHook(payload: unknown, options: HookOptions): Hook
   if (message !== null) data.message = cut(message, MESSAGE_MAX);
   const reason = options.format === "claude-code" && hook === "SessionEnd" ? text(body.reason) : null;
   if (reason !== null) data.stop_reason = reason;
-  const digest = sha256Hex(canonicalJson({ session: data.session_id, hook, payload: body }));
+  // The session and the hook are in `data`; the options (name, project, agent, recipient) too, so
+  // the same payload reported otherwise is another event, never a conflicting repeat.
+  const digest = sha256Hex(canonicalJson({ recipient: options.recipient, name, data, payload: body }));
   return { name, data, idempotency_key: `hook:${digest}` };
 }

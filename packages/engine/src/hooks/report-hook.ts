@@ -12,11 +12,11 @@ export async function reportCodingAgentHook(
   principal: Principal,
   recipient: string,
   payload: unknown,
-  options: HookOptions,
+  options: Omit<HookOptions, "recipient">,
 ): Promise<AcceptedEvent> {
   let event;
   try {
-    event = mapCodingAgentHook(payload, options);
+    event = mapCodingAgentHook(payload, { ...options, recipient });
   } catch (error) {
     if (!(error instanceof HookPayloadError)) throw error;
     throw validationError([{ loc: ["body"], msg: error.message, type: "value_error" }]);

@@ -62,7 +62,7 @@ async function report(
   else throw new CliError(EXIT.usage, "no hook payload: pass it as an argument or on stdin");
   let event;
   try {
-    event = mapCodingAgentHook(payload, options);
+    event = mapCodingAgentHook(payload, { ...options, recipient });
   } catch (error) {
     if (error instanceof HookPayloadError) throw new CliError(EXIT.usage, error.message);
     throw error;
