@@ -7,7 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import { startApprovalsHarness, type ApprovalsHarness } from "./approval-fixtures";
 
 // The MCP tools (docs/mcp.md) through the SDK's own Client, over Streamable HTTP at /mcp of an API
@@ -256,7 +256,8 @@ describe("Streamable HTTP specifics", () => {
       method: "initialize",
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
     };
-    for (const headers of [{}, { Authorization: `Bearer svc_${"A".repeat(43)}` }]) {
+    const headerSets: Record<string, string>[] = [{}, { Authorization: `Bearer svc_${"A".repeat(43)}` }];
+    for (const headers of headerSets) {
       const res = await fetch(`${url}/mcp`, {
         method: "POST",
         headers: {
