@@ -19,7 +19,11 @@ const HEADER = `/**
 
 /** The generated files for a document: {file name: content}. */
 async function generateClientFiles(doc = loadOpenApiDocument()) {
-  const ast = await openapiTS(structuredClone(doc), { alphabetize: false, exportType: false, defaultNonNullable: false });
+  const ast = await openapiTS(structuredClone(doc), {
+    alphabetize: false,
+    exportType: false,
+    defaultNonNullable: false,
+  });
   return {
     "openapi.ts": HEADER + astToString(ast),
     "openapi.json": `${JSON.stringify(doc, null, 2)}\n`,

@@ -8,8 +8,7 @@ const { generateClientFiles, GENERATED_DIR } = require("./client-codegen.cjs");
 async function main() {
   const check = process.argv.includes("--check");
   const documentAt = process.argv.indexOf("--document");
-  const doc =
-    documentAt < 0 ? undefined : JSON.parse(fs.readFileSync(process.argv[documentAt + 1], "utf8"));
+  const doc = documentAt < 0 ? undefined : JSON.parse(fs.readFileSync(process.argv[documentAt + 1], "utf8"));
   const files = await generateClientFiles(doc);
   const stale = [];
   for (const [name, content] of Object.entries(files)) {
