@@ -1,3 +1,4 @@
+import { ingestEvent } from "@svc/engine";
 import { HOOK_PAYLOADS } from "@svc/testkit";
 import { startHarness, type Harness } from "./service-harness";
 
@@ -82,4 +83,94 @@ it("needs events:write, and refuses reserved names like POST /v1/events", async 
     .expect(403);
   const reserved = await post("recipient=ada&event=svc.sneaky", HOOK_PAYLOADS.claudeCodeStop).expect(403);
   expect(reserved.body.detail).toMatch(/svc\./);
+});
+
+describe("docs/hooks.md's recipes keep a busy agent from flooding a person", () => {
+  let busy: Harness;
+  let hookKey: string;
+  beforeAll(async () => {
+    busy = await startHarness("hooks_recipes", {
+      config: { channels: { console: { provider: "console" } } },
+    });
+    hookKey = await busy.keyWith(["events:write"]);
+    await busy
+      .as()
+      .put("/v1/templates/agent-update")
+      .send({
+        locales: { en: { title: "{{ data.project }}: {{ data.agent }}", body: "{{ data.message }}" } },
+      })
+      .expect(201);
+    await busy
+      .as()
+      .put("/v1/recipients/ada")
+      .send({ addresses: [{ channel: "console", value: "ada" }] })
+      .expect(201);
+  }, 60_000);
+  afterAll(() => busy.close());
+
+  /** Three turns of one busy session, each reported and ingested. */
+  async function threeTurns(recipient: string) {
+    const outcomes = [];
+    for (const turn of [1, 2, 3]) {
+      const payload = { ...HOOK_PAYLOADS.claudeCodeStop, last_assistant_message: `turn ${turn} done` };
+      const res = await busy
+        .as(hookKey)
+        .post(`/v1/hooks/claude-code?recipient=${recipient}`)
+        .send(payload)
+        .expect(202);
+      await ingestEvent({ prisma: busy.prisma, config: busy.config, now: () => new Date() }, res.body.id);
+      const event = await busy.as().get(`/v1/events/${res.body.id}`).expect(200);
+      outcomes.push(event.body.outcome);
+    }
+    return outcomes;
+  }
+
+  it("a cooldown on agent.*: the first turn is told, the next ones are suppressed", async () => {
+    await busy
+      .as()
+      .put("/v1/rules/coding-agent")
+      .send({
+        event: "agent.*",
+        template: "agent-update",
+        category: "transactional",
+        channels: ["console"],
+        cooldown_seconds: 900,
+      })
+      .expect(201);
+    const outcomes = await threeTurns("ada");
+    expect(outcomes).toEqual([
+      [expect.objectContaining({ rule: "coding-agent", matched: true, status: "queued" })],
+      [expect.objectContaining({ rule: "coding-agent", status: "suppressed", reason: "cooldown" })],
+      [expect.objectContaining({ rule: "coding-agent", status: "suppressed", reason: "cooldown" })],
+    ]);
+    await busy.as().delete("/v1/rules/coding-agent").expect(204);
+  });
+
+  it("a digest per project on agent.stop: every turn joins one message", async () => {
+    await busy
+      .as()
+      .put("/v1/recipients/grace")
+      .send({ addresses: [{ channel: "console", value: "grace" }] })
+      .expect(201);
+    await busy
+      .as()
+      .put("/v1/rules/coding-agent-digest")
+      .send({
+        event: "agent.stop",
+        template: "agent-update",
+        category: "transactional",
+        channels: ["console"],
+        digest: { window: "PT10M", key: "{{ data.project }}", max_items: 20 },
+      })
+      .expect(201);
+    const outcomes = await threeTurns("grace");
+    expect(outcomes.flat().map((o) => (o as { reason: string }).reason)).toEqual([
+      "digested",
+      "digested",
+      "digested",
+    ]);
+    const digests = await busy.prisma.digest.findMany({ where: { rule_key: "coding-agent-digest" } });
+    expect(digests).toHaveLength(1);
+    expect(digests[0]).toMatchObject({ key: "shop", count: 3, status: "open" });
+  });
 });
