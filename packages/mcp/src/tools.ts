@@ -36,7 +36,7 @@ The result is the stored message; read its \`status\`:
 - suppressed: not sent; \`status_reason\` says why (e.g. unsubscribed, frequency_cap, agent_budget, quiet hours past expires_at, fatigue).
 - failed: the template could not be rendered (\`status_reason\` holds the error).
 
-Errors (isError, with status, title and detail): 403 your key may not send in that category; 404 or 422 an argument is wrong (the detail names it); 409 the idempotency_key was used for a different message; 429 too many of your messages wait for approval (retry later).`;
+Errors (isError, with status, title and detail): 403 your key may not send in that category; 422 an argument is wrong, e.g. no such person, template or channel (the detail names it); 409 the idempotency_key was used for a different message; 429 too many of your messages wait for approval (retry later).`;
 
 const REVIEW_MESSAGE = `Approve or reject a message that waits for a person's approval (status pending_approval), on behalf of the person using this key. Only keys not bound to an agent see this tool: an agent never reviews messages.
 
