@@ -13,7 +13,14 @@ const config: Config = {
       "@swc/jest",
       { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } },
     ],
+    // ESM-only dependencies (secretlint, docs/screening.md "The secret check"): Node loads them with
+    // require(esm); jest's own loader cannot, so they are compiled to CommonJS here.
+    "/node_modules/@secretlint/.+\\.js$": [
+      "@swc/jest",
+      { jsc: { target: "es2022" }, module: { type: "commonjs" } },
+    ],
   },
+  transformIgnorePatterns: ["/node_modules/(?!@secretlint/)"],
   moduleNameMapper: {
     "^@svc/(core|log|config|store|queue|providers|engine|client|mcp|testkit)$": "<rootDir>/packages/$1/src",
     "^@svc/(api|worker|svcctl)$": "<rootDir>/apps/$1/src",

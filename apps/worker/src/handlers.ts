@@ -21,6 +21,9 @@ import {
   inlineDelivery,
   requeuePendingEventsSweep,
   requeueCallbacksSweep,
+  requeueScreeningSweep,
+  screeningGate,
+  screeningJobs,
   sendCallbackJob,
 } from "@svc/engine";
 import { createProviders } from "@svc/providers";
@@ -62,8 +65,10 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
     closeDueDigestsSweep(deps),
     expireHeldItemsSweep(deps),
     requeueCallbacksSweep(deps),
+    requeueScreeningSweep(deps),
   ];
-  const deliver = deliverMessageJob({ ...deps, providers });
+  // With screening on, agent messages without a verdict go to the screening queue first.
+  const deliver = deliverMessageJob({ ...deps, providers, screen: screeningGate(deps) });
   const inline = deps.deliverInline
     ? inlineDelivery({
         deliver,
@@ -82,6 +87,7 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
       "deliver-message": deliver,
       "deliver-messages": deliverMessagesJob(deliver),
       "close-digest": closeDigestJob(deps),
+      ...screeningJobs(deps),
       // Refuses to build (ConfigError) when approvals.callback_url is set without SVC_CALLBACK_SECRET.
       "send-callback": sendCallbackJob(deps),
     },

@@ -9,3 +9,4 @@ export * from "./text";
 export * from "./queue-names";
 export * from "./approvals";
 export * from "./hooks";
+export * from "./screening";

@@ -85,6 +85,10 @@ export { deliverySweeps, requeueDueSweep } from "./delivery/delivery-sweeps";
 export { inlineDelivery } from "./delivery/inline-delivery";
 export { closeDigestJob, closeDueDigestsSweep } from "./digests/close-digest-job";
 
+// Screening: the delivery gate, the screening queue's jobs and their recovery sweep.
+export { screeningGate } from "./screening/screening-handoff";
+export { requeueScreeningSweep, screeningJobs } from "./screening/screening-jobs";
+
 // Approvals: held messages and approval requests decided by key or review link, their sweep.
 export {
   createApprovalRequest,

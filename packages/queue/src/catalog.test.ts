@@ -42,7 +42,21 @@ const samples: { [N in JobName]: { payload: JobPayload<N>; queue: string; id: st
     id: "msg_01J0BBBBBBBBBBBBBBBBBBBBBB-3-batch",
   },
   "close-digest": { payload: { digestId: "dig_01J0CC" }, queue: "digests", id: "dig_01J0CC" },
-  "screen-message": { payload: { messageId: "msg_01J0DD" }, queue: "screening", id: "msg_01J0DD" },
+  "screen-message": {
+    payload: { messageId: "msg_01J0DD", generation: 2 },
+    queue: "screening",
+    id: "msg_01J0DD-2",
+  },
+  "screen-messages": {
+    payload: {
+      messages: [
+        { messageId: "msg_01J0DD", generation: 2 },
+        { messageId: "msg_01J0DE", generation: 1 },
+      ],
+    },
+    queue: "screening",
+    id: "msg_01J0DD-2-batch",
+  },
   "send-callback": { payload: { callbackId: "cbk_01J0EE" }, queue: "callbacks", id: "cbk_01J0EE" },
   sweep: { payload: { sweep: "pending-events" }, queue: "scheduler", id: "sweep-pending-events" },
 };
@@ -63,7 +77,7 @@ describe("job catalog", () => {
       ["policy", ["apply-policy"]],
       ["delivery", ["deliver-message", "deliver-messages"]],
       ["digests", ["close-digest"]],
-      ["screening", ["screen-message"]],
+      ["screening", ["screen-message", "screen-messages"]],
       ["callbacks", ["send-callback"]],
       ["scheduler", ["sweep"]],
     ]);

@@ -15,7 +15,10 @@ export interface JobPayloads {
   /** Messages one ingest batch queued for now: one job instead of one per message. */
   "deliver-messages": { messages: { messageId: string; generation: number }[] };
   "close-digest": { digestId: string };
-  "screen-message": { messageId: string };
+  /** `retries`/`firstAttemptAt`: the model failed this many times since then (docs/screening.md). */
+  "screen-message": { messageId: string; generation: number; retries?: number; firstAttemptAt?: string };
+  /** Messages one delivery worker handed to screening together: one job, screened side by side. */
+  "screen-messages": { messages: { messageId: string; generation: number }[] };
   "send-callback": { callbackId: string };
   sweep: { sweep: string };
 }
@@ -65,7 +68,17 @@ export const JOBS: { [N in JobName]: JobDefinition<N> } = {
     backoffMs: 5_000,
   },
   "close-digest": { queue: "digests", jobId: (p) => p.digestId, backoffMs: 5_000 },
-  "screen-message": { queue: "screening", jobId: (p) => p.messageId, backoffMs: 2_000 },
+  // Like delivery: each hand-off and each retry is a new generation, hence a new job.
+  "screen-message": {
+    queue: "screening",
+    jobId: (p) => `${p.messageId}-${p.generation}`,
+    backoffMs: 2_000,
+  },
+  "screen-messages": {
+    queue: "screening",
+    jobId: (p) => batchJobId(p.messages.map((m) => `${m.messageId}-${m.generation}`)),
+    backoffMs: 2_000,
+  },
   // DECISIONS: at most 10 attempts over about a day (150 s * (2^9 - 1) ≈ 21 h of waiting).
   "send-callback": { queue: "callbacks", jobId: (p) => p.callbackId, attempts: 10, backoffMs: 150_000 },
   // A failed sweep is simply run again at its next tick.

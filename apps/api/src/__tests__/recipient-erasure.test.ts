@@ -170,7 +170,7 @@ async function seedEverything(externalId: string, number: string) {
     { name: "apply-policy", payload: { eventId: event.id, ruleKey: "welcome" } },
     { name: "deliver-message", payload: { messageId: message.id, generation: 0 } },
     { name: "deliver-message", payload: { messageId: message.id, generation: 1 } },
-    { name: "screen-message", payload: { messageId: message.id } },
+    { name: "screen-message", payload: { messageId: message.id, generation: 1 } },
     { name: "close-digest", payload: { digestId: digest.id } },
     { name: "send-callback", payload: { callbackId: callback.id } },
   ];

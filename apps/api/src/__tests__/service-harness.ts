@@ -22,6 +22,8 @@ export interface HarnessOptions {
   now?: () => Date;
   /** SVC_SECRET_KEY for link tokens; a random one by default. */
   secretKey?: string;
+  /** More environment for the configuration (other `SVC_*` secrets). */
+  env?: Record<string, string>;
 }
 
 export interface Harness {
@@ -88,7 +90,7 @@ async function start(
       redis: { url: redisPrefix.redisUrl, prefix: redisPrefix.prefix },
     }),
     // Secrets come only from the environment (DECISIONS); a test key signs link tokens.
-    { SVC_SECRET_KEY: options.secretKey ?? randomBytes(32).toString("base64url") },
+    { ...options.env, SVC_SECRET_KEY: options.secretKey ?? randomBytes(32).toString("base64url") },
   );
   const now = options.now ?? (() => new Date());
   const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 2 });

@@ -38,7 +38,7 @@ describe("worker main", () => {
     try {
       const schedulers = await waitFor(async () => {
         const found = await queues.queue("scheduler").getJobSchedulers();
-        return found.length >= 7 && found;
+        return found.length >= 9 && found;
       }, 15_000);
       expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
         ["sweep-close-due-digests", 15_000],
@@ -49,6 +49,7 @@ describe("worker main", () => {
         ["sweep-requeue-callbacks", 15_000],
         ["sweep-requeue-due", 60_000],
         ["sweep-requeue-pending-events", 30_000],
+        ["sweep-requeue-screening", 30_000],
       ]);
       run.child.kill("SIGTERM");
       expect(await run.exited).toBe(0);

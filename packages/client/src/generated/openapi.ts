@@ -1500,6 +1500,30 @@ export interface components {
             idempotency_key?: string;
         };
         /**
+         * @description What screening decided about an agent's message (docs/screening.md "The verdict"), stored
+         *     once and reused by every later delivery. Null on messages that were not screened.
+         */
+        ScreeningVerdict: {
+            /** @description The model that answered; null when the secret check held the message first. */
+            model: string | null;
+            /** @enum {string} */
+            outcome: "passed" | "lowered" | "held" | "unavailable";
+            lowered_from: components["schemas"]["Importance"] | null;
+            risks: {
+                pressure: number;
+                deception: number;
+                secret: number;
+            } | null;
+            urgency: {
+                importance: components["schemas"]["Importance"];
+                confidence: number;
+            } | null;
+            /** @description The secret-check rule that matched (never the secret), e.g. `@secretlint/secretlint-rule-aws`. */
+            secret_rule: string | null;
+            /** @description Why the model was unavailable: `timeout`, `http 500`, … */
+            error: string | null;
+        };
+        /**
          * @description Rendered for the first reachable channel; `variants` holds the rendering for other
          *     channels where it differs (per-channel template overrides, e-mail HTML). Links appear as
          *     placeholders, filled in only for the provider.
@@ -1551,7 +1575,7 @@ export interface components {
             reviewed_by_key_id: string | null;
             /** Format: date-time */
             reviewed_at: string | null;
-            screening: Record<string, never> | null;
+            screening: components["schemas"]["ScreeningVerdict"] | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -52,7 +52,7 @@ export async function deliverMessage(
 
   const recheck = await batches.recheck.add({ message, now });
   if (!recheck.ok) return finish(deps, message, "suppressed", recheck.reason, now);
-  // Screening seam (SPEC 1.1 step 12): the screening issue plugs its verdict in here.
+  // Screening seam (docs/screening.md): an agent message without a verdict goes to screening here.
   const screening = await deps.screen(message, now);
   if (screening.action === "stop") return { status: "skipped", reason: "screening" };
 

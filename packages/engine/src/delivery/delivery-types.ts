@@ -32,7 +32,7 @@ export interface DeliveryDeps {
   /** One provider per configured channel, built once per process (`createProviders`). */
   providers: ReadonlyMap<string, Provider>;
   links: DeliveryLinkSource;
-  /** The screening seam (SPEC 1.1 step 12); see screening-gate.ts. */
+  /** The screening seam; see screening-gate.ts. */
   screen: ScreeningGate;
   /** Base of the retry backoff (doubles per retry, 50 % jitter); tests use a few milliseconds. */
   retryBaseMs: number;

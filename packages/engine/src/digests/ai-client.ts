@@ -1,5 +1,6 @@
-// A small client for OpenAI-compatible chat completions (DECISIONS "Screening and AI": `ai.*`).
+// A small client for OpenAI-compatible chat completions (`ai.*`, docs/digests.md).
 // It never throws: every failure becomes a reason, so callers can fall back.
+import { postJson } from "../shared/post-json";
 
 export interface AiSettings {
   baseUrl: string;
@@ -29,25 +30,13 @@ export async function chatComplete(
   messages: ChatMessage[],
   fetchImpl: typeof fetch = fetch,
 ): Promise<ChatOutcome> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
-  let completion: ChatCompletion;
-  try {
-    const response = await fetchImpl(`${settings.baseUrl.replace(/\/+$/, "")}/chat/completions`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ model: settings.model, messages, max_tokens: settings.maxTokens }),
-      // One deadline for the whole exchange, body included.
-      signal: AbortSignal.timeout(settings.timeoutMs),
-    });
-    if (!response.ok) return { ok: false, reason: `http ${response.status}` };
-    completion = (await response.json()) as ChatCompletion;
-  } catch (error) {
-    const name = (error as { name?: string }).name;
-    if (name === "TimeoutError" || name === "AbortError") return { ok: false, reason: "timeout" };
-    if (error instanceof SyntaxError) return { ok: false, reason: "invalid response" };
-    return { ok: false, reason: "unavailable" };
-  }
+  const posted = await postJson(
+    `${settings.baseUrl.replace(/\/+$/, "")}/chat/completions`,
+    { model: settings.model, messages, max_tokens: settings.maxTokens },
+    { apiKey: settings.apiKey, signal: AbortSignal.timeout(settings.timeoutMs), fetchImpl },
+  );
+  if (!posted.ok) return { ok: false, reason: posted.kind === "network" ? "unavailable" : posted.error };
+  const completion = posted.json as ChatCompletion | null;
   const choice = completion?.choices?.[0];
   if (!choice) return { ok: false, reason: "invalid response" };
   if (choice.finish_reason === "length") return { ok: false, reason: "token budget exhausted" };

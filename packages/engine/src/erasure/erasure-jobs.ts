@@ -23,8 +23,8 @@ export function erasedJobTargets(work: ErasedWork): Target[] {
     // Every generation: an older one may still wait if a re-queue raced its removal.
     for (let generation = 0; generation <= message.generation; generation++) {
       targets.push({ name: "deliver-message", payload: { messageId: message.id, generation } });
+      targets.push({ name: "screen-message", payload: { messageId: message.id, generation } });
     }
-    targets.push({ name: "screen-message", payload: { messageId: message.id } });
   }
   for (const digestId of work.digestIds) targets.push({ name: "close-digest", payload: { digestId } });
   for (const callbackId of work.callbackIds) targets.push({ name: "send-callback", payload: { callbackId } });

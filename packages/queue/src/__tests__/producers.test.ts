@@ -36,11 +36,11 @@ describe("createQueues", () => {
   it("enqueueBulk spreads jobs over their queues and returns ids in input order", async () => {
     const ids = await queues.enqueueBulk([
       { name: "deliver-message", payload: { messageId: "msg_B1", generation: 1 } },
-      { name: "screen-message", payload: { messageId: "msg_B1" } },
+      { name: "screen-message", payload: { messageId: "msg_B1", generation: 2 } },
       { name: "deliver-message", payload: { messageId: "msg_B2", generation: 1 } },
       { name: "deliver-message", payload: { messageId: "msg_B1", generation: 1 } },
     ]);
-    expect(ids).toEqual(["msg_B1-1", "msg_B1", "msg_B2-1", "msg_B1-1"]);
+    expect(ids).toEqual(["msg_B1-1", "msg_B1-2", "msg_B2-1", "msg_B1-1"]);
     expect(await queues.queue("delivery").getJobCountByTypes("waiting")).toBe(2);
     expect(await queues.queue("screening").getJobCountByTypes("waiting")).toBe(1);
   });

@@ -8,3 +8,4 @@ export * from "./message-link-batch";
 export * from "./message-links";
 export * from "./message-erasure";
 export * from "./held-messages";
+export * from "./message-screening";
