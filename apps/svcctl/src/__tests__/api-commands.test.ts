@@ -252,11 +252,18 @@ describe("help", () => {
     "approvals reject",
     "hook",
     "mcp",
+    "keys create",
+    "keys list",
+    "keys revoke",
+    "migrate",
+    "jobs retry-dead",
+    "callbacks list",
+    "callbacks retry",
   ])("svcctl %s --help shows an example", async (command) => {
     const run = await svcctl([...command.split(" "), "--help"], {});
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`Usage: svcctl ${command}`);
-    expect(run.stdout).toMatch(/\nExample:\n {2}\$ \S/);
+    expect(run.stdout).toMatch(/Example[^\n]*\n {2}\$ svcctl|\nExample:\n {2}\$ \S/);
   });
 
   it("the linked bin answers: npx svcctl and npm run svcctl", async () => {

@@ -11,10 +11,7 @@ export function withJson(command: Command, what = "the result"): Command {
   return command.option("--json", `print ${what} as JSON (the default when stdout is not a terminal)`);
 }
 
-/** The `Example:` block of a command's --help (every API command has one). */
-export function withExample(command: Command, ...lines: string[]): Command {
-  return command.addHelpText("after", `\nExample:\n${lines.map((line) => `  ${line}`).join("\n")}`);
-}
+export { withExample } from "../../help-text";
 
 export const importanceOption = () =>
   new Option("--importance <level>", "low, normal, high or critical").choices(IMPORTANCE);
