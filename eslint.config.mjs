@@ -8,6 +8,7 @@ export default tseslint.config(
       "**/dist/**",
       "**/node_modules/**",
       "packages/store/src/generated/**",
+      "packages/client/src/generated/**",
       "coverage/**",
       "test-output/**",
     ],

@@ -7,7 +7,18 @@ const path = require("node:path");
 const { transformSync } = require("@swc/core");
 
 const ROOT = path.resolve(__dirname, "..");
-const PACKAGES = new Set(["core", "log", "config", "store", "queue", "providers", "engine", "testkit"]);
+const PACKAGES = new Set([
+  "core",
+  "log",
+  "config",
+  "store",
+  "queue",
+  "providers",
+  "engine",
+  "client",
+  "mcp",
+  "testkit",
+]);
 const APPS = new Set(["api", "worker", "svcctl"]);
 
 const resolve = Module._resolveFilename;

@@ -32,6 +32,8 @@ import { digestsRoutes } from "./routes/digests-routes";
 import { approvalsRoutes } from "./routes/approvals-routes";
 import { callbacksRoutes } from "./routes/callbacks-routes";
 import { inboundRoutes, providerWebhookSignature } from "./routes/inbound-routes";
+import { hooksRoutes } from "./routes/hooks-routes";
+import { MCP_PATH, mcpRouter } from "./mcp/mcp-router";
 
 export interface ApiServices {
   config: SvcConfig;
@@ -52,6 +54,7 @@ export function buildApi(services: ApiServices): Express {
   const now = services.now ?? (() => new Date());
   const apiKeyCache = apiKeyCacheWithNotices({ prisma, redis, prefix: config.redis.prefix });
   const deps = { prisma, now, config, logger, queues, apiKeyCache };
+  const limiter = rateLimit(redis, config.redis.prefix, config.api.rate_limit);
   return createApp({
     logger,
     config,
@@ -70,12 +73,13 @@ export function buildApi(services: ApiServices): Express {
     beforeValidation: [
       requireKey(deps),
       providerWebhookSignature(providerWebhookAuth(config, services.env ?? {})),
-      rateLimit(redis, config.redis.prefix, config.api.rate_limit),
+      limiter,
     ],
     mountUnvalidated: (app) => {
       mountQueueDashboard(app, queues, deps);
       app.use(PREFERENCE_PAGES_PATH, preferencePages(deps));
       app.use(REVIEW_PAGES_PATH, reviewPages(deps));
+      app.use(MCP_PATH, mcpRouter({ ...deps, rateLimit: limiter }));
     },
     routes(router) {
       apiKeysRoutes(router, deps);
@@ -99,6 +103,7 @@ export function buildApi(services: ApiServices): Express {
       digestsRoutes(router, deps);
       callbacksRoutes(router, deps);
       inboundRoutes(router, deps);
+      hooksRoutes(router, deps);
     },
   });
 }

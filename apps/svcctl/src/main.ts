@@ -5,6 +5,7 @@ import { runCli } from "./program";
 void runCli(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
+  stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
 }).then((code) => {

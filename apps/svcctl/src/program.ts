@@ -1,11 +1,17 @@
 import { Command, CommanderError } from "commander";
 import { classifyError } from "./cli-error";
+import { approvalsCommand } from "./commands/api/approvals";
+import { eventsCommand } from "./commands/api/events";
+import { hookCommand } from "./commands/api/hook";
+import { mcpCommand } from "./commands/api/mcp";
+import { messagesCommand } from "./commands/api/messages";
+import { sendCommand } from "./commands/api/send";
 import { callbacksCommand } from "./commands/callbacks";
 import { jobsCommand } from "./commands/jobs";
 import { keysCommand } from "./commands/keys";
 import { migrateCommand, type MigrationPaths } from "./commands/migrate";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes";
-import { createSession, type CliIO, type Session } from "./session";
+import { createSession, type CliIO, type GlobalOptions, type Session } from "./session";
 import { cliVersion } from "./version";
 
 export interface BuildProgramOptions {
@@ -18,10 +24,12 @@ export function buildProgram(session: Session, options: BuildProgramOptions = {}
   const { stdout, stderr } = session.io;
   const program = new Command("svcctl")
     .description(
-      "Operator CLI for svc: API keys, database migrations, background jobs and decision callbacks.",
+      "svc's CLI: messages, events and approvals over the HTTP API; MCP tools and the coding-agent hook; API keys, migrations, jobs and callbacks straight in the database.",
     )
     .version(cliVersion(), "-V, --version", "print the version")
     .option("-c, --config <file>", "configuration file (default: $SVC_CONFIG, else ./svc.yaml when present)")
+    .option("--url <url>", "the HTTP API, for API commands (default: $SVC_URL)")
+    .option("--key <key>", "API key for API commands (default: $SVC_API_KEY; prefer the variable)")
     .helpCommand(true)
     .exitOverride()
     .configureOutput({ writeOut: (text) => stdout.write(text), writeErr: (text) => stderr.write(text) })
@@ -31,6 +39,13 @@ export function buildProgram(session: Session, options: BuildProgramOptions = {}
   migrateCommand(program, session, options.migrationPaths);
   jobsCommand(program, session);
   callbacksCommand(program, session);
+  // Over the HTTP API (docs/svcctl.md "Talking to the API"); one file per group in commands/api.
+  sendCommand(program, session);
+  eventsCommand(program, session);
+  messagesCommand(program, session);
+  approvalsCommand(program, session);
+  hookCommand(program, session);
+  mcpCommand(program, session);
   return program;
 }
 
@@ -41,7 +56,7 @@ export async function runCli(
   options: BuildProgramOptions = {},
 ): Promise<number> {
   // The session reads --config only once a command runs, after parsing.
-  const session = createSession(io, () => program.opts<{ config?: string }>().config);
+  const session = createSession(io, () => program.opts<GlobalOptions>());
   const program = buildProgram(session, options);
   try {
     await program.parseAsync([...argv], { from: "user" });

@@ -2,23 +2,35 @@ import path from "node:path";
 import { loadConfig, type Env, type SvcConfig } from "@svc/config";
 import { createQueues, type Queues } from "@svc/queue";
 import { createPrisma, pingDatabase, type PrismaClient } from "@svc/store";
+import { apiAccess, type ApiAccess } from "./api-access";
 import { CliError, type Targets } from "./cli-error";
 import { EXIT } from "./exit-codes";
 import { describeDatabase, describeRedis } from "./targets";
 
 export interface Output {
   write(chunk: string): unknown;
+  /** True on a terminal: API commands print tables there, JSON otherwise (docs/svcctl.md). */
+  isTTY?: boolean;
 }
 
 /** What the process hands the CLI; tests pass their own to run it in-process. */
 export interface CliIO {
   env: Env;
   cwd: string;
+  /** What `svcctl hook` reads a Claude Code payload from, and `svcctl mcp` its messages. */
+  stdin?: NodeJS.ReadableStream;
   stdout: Output;
   stderr: Output;
   now?: () => Date;
   /** How long to wait for Redis before giving up with exit 5 (default 5000 ms). */
   redisTimeoutMs?: number;
+}
+
+/** The options every command takes (before or after the command name). */
+export interface GlobalOptions {
+  config?: string;
+  url?: string;
+  key?: string;
 }
 
 // Resolved from this file, so the same path works from src (ts-node, jest) and from dist.
@@ -41,10 +53,12 @@ export interface Session {
   /** Producers whose Redis connection is ready. */
   queues(): Promise<Queues>;
   targets(): Targets;
+  /** The HTTP API through the typed client (--url/--key, else SVC_URL/SVC_API_KEY). */
+  api(options?: { timeoutMs?: number }): ApiAccess;
   close(): Promise<void>;
 }
 
-export function createSession(io: CliIO, configFile: () => string | undefined): Session {
+export function createSession(io: CliIO, globals: () => GlobalOptions): Session {
   let config: SvcConfig | undefined;
   let prisma: PrismaClient | undefined;
   let queues: Queues | undefined;
@@ -56,7 +70,7 @@ export function createSession(io: CliIO, configFile: () => string | undefined): 
     out: (line) => io.stdout.write(`${line}\n`),
     err: (line) => io.stderr.write(`${line}\n`),
     config() {
-      config ??= loadConfig({ env: io.env, cwd: io.cwd, file: configFile() });
+      config ??= loadConfig({ env: io.env, cwd: io.cwd, file: globals().config });
       return config;
     },
     async prisma() {
@@ -87,6 +101,10 @@ export function createSession(io: CliIO, configFile: () => string | undefined): 
     targets() {
       if (!config) return {};
       return { database: describeDatabase(config.database.url), redis: describeRedis(config.redis.url) };
+    },
+    api(options) {
+      const { url, key } = globals();
+      return apiAccess(io.env, { url, key }, options);
     },
     async close() {
       await Promise.allSettled([prisma?.$disconnect(), queues?.close()]);

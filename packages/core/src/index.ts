@@ -9,4 +9,5 @@ export * from "./text";
 export * from "./queue-names";
 export * from "./inbound";
 export * from "./approvals";
+export * from "./hooks";
 export * from "./screening";

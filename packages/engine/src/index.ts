@@ -67,6 +67,9 @@ export { ingestEvent } from "./ingest/ingest-event";
 export { ingestEvents } from "./ingest/ingest-batch";
 export { evaluateRules, type EvaluateInput } from "./evaluate/evaluate-rules";
 
+// Coding-agent hooks: a Claude Code hook posted over HTTP, reported as an event.
+export { reportCodingAgentHook } from "./hooks/report-hook";
+
 // Messages: send, list, read, cancel.
 export { sendMessage, type SendMessageInput } from "./messages/send-message";
 export { listMessages, type ListMessagesQuery } from "./messages/list-messages";

@@ -8,6 +8,7 @@ export type { WaitForOptions } from "./wait-for";
 export { TEST_SERVER_URL, TEST_REDIS_URL, MIGRATIONS_DIR } from "./services";
 export { CallbackReceiver, receiverAccepts } from "./callback-receiver";
 export type { ReceivedPost } from "./callback-receiver";
+export { HOOK_PAYLOADS } from "./fixtures/coding-agent-hooks";
 export { logprobCompletion, openAiReply, questionOf, startFakeModelServer } from "./fake-screening-model";
 export type {
   FakeAnswer,

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from "express";
-import { AppError, hasScope, isScope, type Principal } from "@svc/core";
+import { accessDenial, AppError, type Principal } from "@svc/core";
 import { authenticate, type ApiKeyCache } from "@svc/engine";
 import { addLogContext } from "@svc/log";
 import type { PrismaClient } from "@svc/store";
@@ -20,19 +20,9 @@ export function requireKey(deps: {
     const principal = await authenticate(deps, req.headers.authorization);
     res.locals.principal = principal;
     addLogContext({ api_key_id: principal.keyId });
-    const scopes = operation.scopes.filter(isScope);
-    if (scopes.includes("admin") && principal.agentKey) {
-      throw new AppError("forbidden", "agent-bound keys cannot use admin endpoints");
-    }
-    if (operation.agentKeysRefused && principal.agentKey)
-      throw new AppError("forbidden", operation.agentKeysRefused);
-    // Any one listed scope is enough (OpenAPI: alternative security requirements).
-    if (scopes.length > 0 && !scopes.some((scope) => hasScope(principal, scope))) {
-      throw new AppError(
-        "forbidden",
-        `this API key lacks the scope ${scopes.map((s) => `'${s}'`).join(" or ")}`,
-      );
-    }
+    // The same check decides which MCP tools a key sees and may call (docs/mcp.md).
+    const denial = accessDenial(principal, operation);
+    if (denial) throw new AppError("forbidden", denial);
     next();
   };
 }

@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
+import { describeOperationAccess, type OperationAccess, type SecurityRequirement } from "@svc/core";
 import type { OpenApiDocument } from "../openapi/load-openapi";
 import { withUnknownQueryCheck } from "./unknown-query";
 
@@ -7,23 +8,14 @@ import { withUnknownQueryCheck } from "./unknown-query";
 // authentication, request validation after it (DECISIONS: authentication, scope, validation).
 // Its own security checks stay off: they drop our problem fields and headers.
 
-export type SecurityRequirement = Record<string, string[]>;
+export type { SecurityRequirement };
 
-export interface OperationInfo {
+export interface OperationInfo extends OperationAccess {
   /** OpenAPI path template, e.g. `/v1/messages/{id}`. */
   route: string;
   operationId?: string;
   /** Effective requirement: the operation's, else the document's. */
   security: SecurityRequirement[];
-  /** False for `security: []` (probes, token-authenticated pages). */
-  requiresKey: boolean;
-  /** Scopes listed for bearerAuth (any one requirement set satisfying is the OpenAPI rule). */
-  scopes: string[];
-  /**
-   * `x-svc-agent-keys: <why>`: agent-bound keys are refused (403 with this detail) before the
-   * request is validated, whatever its body (docs/api.md "Agent-bound keys").
-   */
-  agentKeysRefused: string | null;
 }
 
 const ROUTE_MATCHING = ["pathParamsMiddleware", "metadataMiddleware"];
@@ -131,10 +123,7 @@ function describeOperation(doc: OpenApiDocument): RequestHandler {
       route: meta.openApiRoute,
       operationId: meta.schema.operationId,
       security,
-      requiresKey: security.length > 0 && security.every((req) => Object.keys(req).length > 0),
-      scopes: [...new Set(security.flatMap((req) => req.bearerAuth ?? []))],
-      agentKeysRefused:
-        typeof meta.schema["x-svc-agent-keys"] === "string" ? meta.schema["x-svc-agent-keys"] : null,
+      ...describeOperationAccess(meta.schema, doc.security),
     };
   };
   return (req, res, next) => {

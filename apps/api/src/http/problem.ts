@@ -31,13 +31,18 @@ export const titleFor = (status: number): string => STATUS_TITLE[status] ?? STAT
 export const requestPath = (req: Request): string => req.originalUrl.split("?")[0] ?? "/";
 
 export function buildProblem(input: ProblemInput, req: Request): Problem {
+  return problemAt(input, requestPath(req));
+}
+
+/** The problem for `instance` (a path); the MCP tools answer their REST twin's path. */
+export function problemAt(input: ProblemInput, instance: string): Problem {
   return {
     ...input.extra,
     type: "about:blank",
     title: input.title ?? titleFor(input.status),
     status: input.status,
     detail: input.detail,
-    instance: requestPath(req),
+    instance,
     ...(input.errors ? { errors: input.errors } : {}),
   };
 }

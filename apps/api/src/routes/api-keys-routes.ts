@@ -1,6 +1,7 @@
 import type { Router } from "express";
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "@svc/engine";
 import type { PrismaClient } from "@svc/store";
+import { principalOf } from "../auth/require-key";
 import { pageQuery } from "../http/page-query";
 
 export function apiKeysRoutes(router: Router, deps: { prisma: PrismaClient; now: () => Date }) {
@@ -9,6 +10,10 @@ export function apiKeysRoutes(router: Router, deps: { prisma: PrismaClient; now:
   });
   router.post("/v1/api-keys", async (req, res) => {
     res.status(201).json(await createApiKey(deps, req.body));
+  });
+  // The calling key (docs/api.md "Authentication"): any valid key may read itself.
+  router.get("/v1/whoami", async (_req, res) => {
+    res.json(await getApiKey(deps, principalOf(res).keyId));
   });
   router.get("/v1/api-keys/:id", async (req, res) => {
     res.json(await getApiKey(deps, req.params.id as string));

@@ -37,7 +37,9 @@ describe("svcctl binary", () => {
     const [help, usage] = await Promise.all([runBin(["--help"]), runBin(["keys", "create", "-s", "admin"])]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: svcctl \[options\] \[command\]/);
-    expect(help.stdout).toContain("  5  service unavailable (Postgres or Redis unreachable)");
+    expect(help.stdout).toContain(
+      "  5  service unavailable (Postgres, Redis or the API unreachable; retrying later may help)",
+    );
     expect(usage).toEqual({ code: 2, stdout: "", stderr: "error: missing required argument 'name'\n" });
   }, 30_000);
 

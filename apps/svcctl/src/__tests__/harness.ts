@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Readable } from "node:stream";
 import type { Env } from "@svc/config";
 import { runCli, type BuildProgramOptions } from "../program";
 import type { CliIO } from "../session";
@@ -18,7 +19,12 @@ export const EMPTY_CWD = fs.mkdtempSync(path.join(os.tmpdir(), "svcctl-test-"));
 export async function svcctl(
   argv: string[],
   env: Env,
-  io: Partial<Pick<CliIO, "now" | "redisTimeoutMs" | "cwd">> = {},
+  io: Partial<Pick<CliIO, "now" | "redisTimeoutMs" | "cwd">> & {
+    /** Text on stdin (`svcctl hook` reads a Claude Code payload there). */
+    stdin?: string;
+    /** Pretend stdout is a terminal (API commands print tables then). */
+    tty?: boolean;
+  } = {},
   options: BuildProgramOptions = {},
 ): Promise<CliRun> {
   let stdout = "";
@@ -28,7 +34,8 @@ export async function svcctl(
     {
       env,
       cwd: io.cwd ?? EMPTY_CWD,
-      stdout: { write: (chunk: string) => (stdout += chunk) },
+      stdin: io.stdin === undefined ? undefined : Readable.from([io.stdin]),
+      stdout: { write: (chunk: string) => (stdout += chunk), isTTY: io.tty },
       stderr: { write: (chunk: string) => (stderr += chunk) },
       now: io.now,
       redisTimeoutMs: io.redisTimeoutMs,

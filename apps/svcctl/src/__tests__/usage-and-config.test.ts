@@ -64,9 +64,10 @@ describe("help and version exit 0", () => {
         "  0  ok",
         "  1  the operation failed (e.g. migrate --check found pending migrations or drift)",
         "  2  usage error (unknown command or option, missing or invalid argument)",
-        "  3  configuration error (invalid svc.yaml / SVC__* variables, database credentials refused)",
-        "  4  not found (e.g. revoking an unknown key id)",
-        "  5  service unavailable (Postgres or Redis unreachable)",
+        "  3  configuration error (invalid svc.yaml / SVC__* variables, database credentials refused,",
+        "     no SVC_URL / SVC_API_KEY, the API refused the key)",
+        "  4  not found (e.g. revoking an unknown key id, an API 404)",
+        "  5  service unavailable (Postgres, Redis or the API unreachable; retrying later may help)",
       ].join("\n"),
     );
   });

@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
 import { QUEUE_NAMES, retryDeadJobs, type QueueName } from "@svc/queue";
 import { formatTable } from "../format-table";
+import { withExample } from "../help-text";
 import { reopenGivenUpMessages } from "../reopen-given-up-messages";
 import type { Session } from "../session";
 
@@ -38,6 +39,10 @@ export function jobsCommand(parent: Command, s: Session): Command {
       for (const line of formatTable([["QUEUE", "RE-QUEUED"], ...rows])) s.out(line);
       if (reopened !== null) s.out(`reopened ${reopened} given-up message${reopened === 1 ? "" : "s"}`);
     });
+  withExample(
+    jobs.commands.find((c) => c.name() === "retry-dead")!,
+    "$ svcctl jobs retry-dead --queue delivery",
+  );
 
   return jobs;
 }

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyView } from "@svc/engine";
 import { formatTable } from "../format-table";
+import { withExample } from "../help-text";
 import { collectScopes, parseAgentKey, parseExpires, parseKeyName, parseLimit } from "../parse-options";
 import type { Session } from "../session";
 
@@ -58,6 +59,12 @@ export function keysCommand(parent: Command, s: Session): Command {
       );
     });
 
+  withExample(
+    keys.commands.find((c) => c.name() === "create")!,
+    "$ svcctl keys create bootstrap -s admin",
+    '$ svcctl keys create "support bot" -s events:write,messages:read --agent support-bot --expires P90D',
+  );
+
   keys
     .command("list")
     .description("list API keys, newest first (secrets are never shown)")
@@ -92,6 +99,11 @@ export function keysCommand(parent: Command, s: Session): Command {
       if (page.next_cursor) s.err(`more keys: svcctl keys list --cursor ${page.next_cursor}`);
     });
 
+  withExample(
+    keys.commands.find((c) => c.name() === "list")!,
+    "$ svcctl keys list --limit 20",
+  );
+
   keys
     .command("revoke")
     .description("revoke an API key at once (revoking twice is harmless)")
@@ -102,6 +114,10 @@ export function keysCommand(parent: Command, s: Session): Command {
       if (options.json) s.out(JSON.stringify(revoked, null, 2));
       else s.out(`revoked ${revoked.id} '${revoked.name}' at ${revoked.revoked_at}`);
     });
+  withExample(
+    keys.commands.find((c) => c.name() === "revoke")!,
+    "$ svcctl keys revoke key_01M804890ZHFY1AX5K2DNJ2G0A",
+  );
 
   return keys;
 }

@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { checkDrift, databaseNameOf, migrate, pendingMigrations, readMigrationFiles } from "@svc/store";
 import { CliError, asDatabaseError } from "../cli-error";
 import { EXIT } from "../exit-codes";
+import { withExample } from "../help-text";
 import { MIGRATIONS_DIR, SCHEMA_PATH, type Session } from "../session";
 
 export interface MigrationPaths {
@@ -17,7 +18,7 @@ export function migrateCommand(
   s: Session,
   paths: MigrationPaths = { migrationsDir: MIGRATIONS_DIR, schemaPath: SCHEMA_PATH },
 ): Command {
-  return parent
+  const command = parent
     .command("migrate")
     .description("apply pending database migrations, creating the database when it is missing")
     .option(
@@ -33,6 +34,7 @@ export function migrateCommand(
         throw asDatabaseError(error, s.targets());
       }
     });
+  return withExample(command, "$ svcctl migrate --check || svcctl migrate");
 }
 
 async function apply(s: Session, databaseUrl: string, paths: MigrationPaths): Promise<void> {

@@ -1,3 +1,4 @@
 export * from "./scopes";
 export * from "./api-key-secret";
 export * from "./link-tokens";
+export * from "./operation-access";

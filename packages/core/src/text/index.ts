@@ -1,1 +1,2 @@
 export * from "./escape-html";
+export * from "./canonical-json";
