@@ -23,7 +23,7 @@ export default tseslint.config(
     },
   },
   {
-    // The pure domain package must stay free of infrastructure (STYLE.md).
+    // The pure domain package must stay free of infrastructure (docs/architecture.md, "Packages").
     files: ["packages/core/src/**/*.ts"],
     rules: {
       "no-restricted-imports": [

@@ -3,9 +3,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import path from "node:path";
 
 /**
- * `SVC_SECRET_KEY` derives every link token. Only the single-process `npm start` may run without
- * it (DECISIONS): it then creates `./.svc/secret_key` once, mode 0600, and keeps using it, so links
- * survive restarts. Split deployments must set the variable.
+ * `SVC_SECRET_KEY` derives every link token. Only the single-process `npm start` may run without it
+ * (docs/configuration.md, "Secrets"): it then creates `./.svc/secret_key` once, mode 0600, and
+ * keeps using it, so links survive restarts. Split deployments must set the variable.
  */
 export function loadOrCreateSecretKey(cwd: string): { key: string; created: boolean; file: string } {
   const file = path.join(cwd, ".svc", "secret_key");

@@ -7,8 +7,8 @@ import {
   type PrismaClient,
 } from "@svc/store";
 
-// DECISIONS "Messages": `svcctl jobs retry-dead` also reopens messages that ended `failed` with
-// `gave up: …` (delivery used up its attempts). Each goes back to `queued` under a new generation,
+// `svcctl jobs retry-dead` also reopens messages that ended `failed` with `gave up: …` (delivery
+// used up its attempts; docs/svcctl.md). Each goes back to `queued` under a new generation,
 // so its delivery job id (`<message id>-<generation>`) is new and BullMQ cannot swallow the add.
 
 export const GAVE_UP_PREFIX = `${REASON_CODE.gaveUp}: `;

@@ -6,7 +6,7 @@ import { looksLikeSecretKey, secretKeyMessage } from "./secret-keys";
 export const PROVIDERS = ["console", "webhook", "smtp", "twilio", "webpush", "fcm", "apns", "slack"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
-// Same form as the keys of admin resources (DECISIONS "Names and ids").
+// Same form as the keys of admin resources (docs/configuration.md, "channels").
 export const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -1,5 +1,5 @@
-// Secrets come only from the environment (DECISIONS "Configuration"): the service's own four, and
-// provider credentials named by a channel's `<setting>_env` settings.
+// Secrets come only from the environment (docs/configuration.md, "Secrets"): the service's own
+// four, and provider credentials named by a channel's `<setting>_env` settings.
 import { ConfigError, type ConfigIssue } from "./config-error";
 import type { Env } from "./env-overrides";
 import type { ConfigValues } from "./schema";

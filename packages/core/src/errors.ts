@@ -42,7 +42,7 @@ export interface ValidationIssue {
 }
 
 export interface AppErrorOptions {
-  /** Overrides the title derived from the status (SPEC 7: `Invalid state` for 409 state errors). */
+  /** Overrides the title derived from the status (`Invalid state` for 409 state errors; docs/api.md). */
   title?: string;
   errors?: ValidationIssue[];
   headers?: Record<string, string>;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 
-// Prefixed, sortable, opaque ids (DECISIONS "Names and ids"): `<prefix>_<ULID>`. Monotonic within
+// Prefixed, sortable, opaque ids (docs/api.md, "Request rules"): `<prefix>_<ULID>`. Monotonic within
 // one process so ids minted in the same millisecond still sort in creation order.
 
 export const ID_PREFIX = {

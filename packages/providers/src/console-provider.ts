@@ -1,4 +1,4 @@
-// Logs instead of sending (SPEC 2.12): one JSON line per message, always accepted.
+// Logs instead of sending (docs/providers.md, "console"): one JSON line per message, always accepted.
 import { z } from "zod";
 import { accepted, type Provider, type SendRequest } from "./provider";
 import { parseSettings, type ProviderSetup } from "./settings";
@@ -18,7 +18,7 @@ export function createConsoleProvider(setup: ProviderSetup): Provider {
   };
 }
 
-// Links carry live tokens, so only whether they exist is shown (DECISIONS "Link tokens").
+// Links carry live tokens, so only whether they exist is shown (docs/providers.md, "console").
 function consoleLine(request: SendRequest, at: Date) {
   return {
     at: at.toISOString(),

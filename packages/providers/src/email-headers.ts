@@ -1,5 +1,6 @@
 // Stable e-mail identities: resending a message yields the same Message-ID, and every message of a
-// template `thread` points at one invented parent so mail clients group the conversation (SPEC 2.5).
+// template `thread` points at one invented parent so mail clients group the conversation
+// (docs/providers.md, "smtp").
 import { createHash } from "node:crypto";
 
 export function emailMessageId(messageId: string, domain: string): string {

@@ -1,5 +1,5 @@
 // `providers: [a, b]`: try each in turn while they fail retryably; the first to accept wins
-// (DECISIONS "Channels and providers"). A permanent failure ends the attempt: another provider
+// (docs/providers.md, "How a send ends"). A permanent failure ends the attempt: another provider
 // would refuse the same address or content too.
 import type { Provider, SendFailure, SendRequest, SendResult } from "./provider";
 

@@ -1,5 +1,5 @@
-// HTTP plumbing shared by the HTTP providers: a POST with a deadline, and the classification of
-// its outcome by status code or error class (never by message text; STYLE "The habits").
+// HTTP plumbing shared by the HTTP providers: a POST with a deadline, and the classification of its
+// outcome by status code or error class, never by message text (docs/providers.md, "How a send ends").
 import { permanent, retryable, type SendFailure } from "./provider";
 
 export interface HttpResponse {

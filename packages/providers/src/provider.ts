@@ -1,4 +1,4 @@
-// One interface for every channel connector (DECISIONS "Channels and providers"). A provider never
+// One interface for every channel connector (docs/providers.md). A provider never
 // throws for a delivery outcome: it resolves with ok, a retryable failure or a permanent one.
 import type { Env } from "@svc/config";
 import type { Importance } from "@svc/core";

@@ -1,4 +1,4 @@
-// Posts the message as signed JSON to the backend's URL (DECISIONS "Channels and providers").
+// Posts the message as signed JSON to the backend's URL (docs/providers.md, "webhook").
 import { z } from "zod";
 import type { Provider, SendRequest } from "./provider";
 import { postSignedJson } from "./signed-json-post";

@@ -5,8 +5,9 @@ import { addLogContext } from "@svc/log";
 import { getOperation, type OperationInfo } from "../http/openapi-validation";
 import { testApp, waitForLog } from "./test-app";
 
-// The hook the auth layer uses: it runs after route matching and before validation, so a bad
-// body without a key is 401 (DECISIONS), and it can read the operation's security from the document.
+// The hook the auth layer uses: it runs after route matching and before validation, so a bad body
+// without a key is 401 (docs/api.md, "Request rules"), and it can read the operation's security
+// from the document.
 
 function appWithAuth() {
   const seen: OperationInfo[] = [];

@@ -1,6 +1,6 @@
 import { startHarness, type Harness } from "./service-harness";
 
-// The one contract of the keyed admin resources (DECISIONS "Requests and responses"), run against
+// The one contract of the keyed admin resources (docs/api.md, "Admin resources"), run against
 // categories, templates and rules over real Postgres and Redis: POST 201/409, GET, PUT 200/201,
 // PATCH, DELETE 204, 404, newest-first paging with a cursor, admin scope.
 

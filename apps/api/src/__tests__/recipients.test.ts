@@ -1,6 +1,6 @@
 import { startHarness, type Harness } from "./service-harness";
 
-// Recipients over HTTP (SPEC 2.9, DECISIONS "Requests and responses", "Agents"): profiles,
+// Recipients over HTTP (docs/preferences.md; docs/agents.md, "What an agent key may never do"): profiles,
 // addresses, preferences with their consent-ledger entry, and what each kind of key may do.
 
 let h: Harness;

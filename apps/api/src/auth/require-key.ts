@@ -5,7 +5,8 @@ import { addLogContext } from "@svc/log";
 import type { PrismaClient } from "@svc/store";
 import { getOperation } from "../http/openapi-validation";
 
-// Authentication, then scope (DECISIONS: before validation, so a bad body without a key is 401).
+// Authentication, then scope, before validation, so a bad body without a key is 401 (docs/api.md,
+// "Request rules").
 // The scopes an operation needs are read from its OpenAPI security requirement, so the document
 // and the behaviour cannot disagree.
 

@@ -22,7 +22,7 @@ import {
   renderUnsubscribed,
 } from "./preferences-page";
 
-// Hosted preference pages (SPEC 4, DECISIONS "Link tokens"): the token in the path is the
+// Hosted preference pages (docs/preferences.md, "Hosted pages"): the token in the path is the
 // credential, forms post back to the same URL, errors are HTML pages with the problem's fields.
 
 export interface PreferencePagesDeps {

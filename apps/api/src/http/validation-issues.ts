@@ -1,7 +1,7 @@
 import type { ValidationIssue } from "@svc/core";
 
 // express-openapi-validator reports request errors as {path: "/body/name", message, errorCode:
-// "<ajv keyword>.openapi.validation"}; SPEC 7 wants {loc: ["body","name"], msg, type}.
+// "<ajv keyword>.openapi.validation"}; svc answers {loc: ["body","name"], msg, type} (docs/api.md, "Errors").
 
 export interface ValidatorErrorItem {
   path: string;

@@ -61,8 +61,9 @@ describe("loadOpenApiDocument", () => {
   });
 });
 
-// Guard for every path added later: request bodies reject unknown fields (DECISIONS), unless an
-// operation opts out with `x-svc-allow-unknown-fields: true` (provider webhooks, hosted forms).
+// Guard for every path added later: request bodies reject unknown fields (docs/api.md,
+// "Request rules"), unless an operation opts out with `x-svc-allow-unknown-fields: true`
+// (provider webhooks, hosted forms).
 describe("the shipped document", () => {
   const doc = loadOpenApiDocument();
 

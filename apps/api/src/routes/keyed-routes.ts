@@ -3,7 +3,7 @@ import { AppError } from "@svc/core";
 import { pageQuery } from "../http/page-query";
 
 // HTTP side of the keyed admin resources (categories, templates, rules, agents): one contract,
-// mapped once (DECISIONS "Requests and responses").
+// mapped once (docs/api.md, "Admin resources").
 
 interface KeyedResource<View> {
   create(key: string, input: any, now: Date): Promise<View>;

@@ -12,7 +12,7 @@ import { pageQuery } from "../http/page-query";
 import { requestOrigin } from "../http/request-origin";
 import type { RouteDeps } from "./route-deps";
 
-/** Preference tokens, self-service preferences, consent ledger, opt-in records, erasure (SPEC 1.8, 2.10). */
+/** Preference tokens, self-service, consent ledger, opt-in records (docs/preferences.md), erasure (docs/erasure.md). */
 export function recipientRightsRoutes(router: Router, deps: RouteDeps): void {
   router.post("/v1/recipients/:external_id/preference-token", async (req, res) => {
     res

@@ -14,7 +14,7 @@ import { pageQuery } from "../http/page-query";
 
 const externalIdOf = (req: Request) => req.params.external_id as string;
 
-/** Recipients, addresses and preferences (SPEC 2.9); the caller's key decides what it may see and write. */
+/** Recipients, addresses and preferences (docs/preferences.md); the key decides what it may see and write. */
 export function recipientsRoutes(
   router: Router,
   deps: { prisma: PrismaClient; now: () => Date; config: Pick<SvcConfig, "compliance"> },

@@ -6,7 +6,7 @@ import { collectScopes, parseAgentKey, parseExpires, parseKeyName, parseLimit } 
 import type { Session } from "../session";
 
 // `svcctl keys …` works on the database directly, so the first admin key can be made before any
-// key exists (DECISIONS "Scopes and keys").
+// key exists (docs/svcctl.md).
 
 interface CreateOptions {
   scope: string[];

@@ -9,12 +9,12 @@ import { $transaction, lockRecipient } from "@svc/store";
 import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
 import { startFixture, stopChild, waitFor, type ChildWorker, startWarmWorker } from "./harness";
 
-// DECISIONS "Channels and providers": a worker SIGKILLed again and again during a 2,000-message
-// drain strands nothing. Every message ends `sent`, the receiving end saw every message id, and
-// ids it saw twice number no more than the sends in flight at the kills (at least once for
-// external effects). Messages are composed for real; workers are child processes with the
-// production wiring; the killed worker's messages come back through BullMQ's stalled-job check
-// and the reclaim-leases sweep.
+// docs/delivery.md, "At least once, and where a repeat can happen": a worker SIGKILLed again and
+// again during a 2,000-message drain strands nothing. Every message ends `sent`, the receiving end
+// saw every message id, and ids it saw twice number no more than the sends in flight at the kills
+// (at least once for external effects). Messages are composed for real; workers are child processes
+// with the production wiring; the killed worker's messages come back through BullMQ's stalled-job
+// check and the reclaim-leases sweep.
 
 const TOTAL = 2000;
 const KILLS = 4;

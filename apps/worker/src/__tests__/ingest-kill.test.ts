@@ -6,7 +6,7 @@ import { createQueues, type BulkItem, type Queues } from "@svc/queue";
 import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
 import { startFixture, stopChild, waitFor, type ChildWorker, startWarmWorker } from "./harness";
 
-// SPEC/DECISIONS "Nothing is lost" for the accept path's batch jobs: a worker SIGKILLed again and
+// No accepted event is lost (docs/events.md), also in batch jobs: a worker SIGKILLed again and
 // again while it drains 2,000 pending events, queued as `ingest-events` jobs of 16 the way the
 // accept path's group commit leaves them, strands nothing and doubles nothing. Every event ends
 // `processed` with exactly one message and one outcome, every job completes, and the killed

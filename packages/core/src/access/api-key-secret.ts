@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 
 // API keys look like `svc_<43 base62 chars>` (about 256 bits); only the SHA-256 is stored, with an
-// 8-character display prefix (DECISIONS "Names and ids").
+// 8-character display prefix (docs/api.md, "Authentication").
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const SECRET_LENGTH = 43;

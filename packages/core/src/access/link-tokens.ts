@@ -1,9 +1,10 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { sha256Hex } from "./api-key-secret";
 
-// Link tokens (DECISIONS "Link tokens"): 256 bits = base64url(HMAC-SHA256(secret, purpose:ids:nonce)).
-// Only the SHA-256 (hex) of a token is stored, for lookup; the service recomputes the token from the
-// stored nonce whenever it hands out a link, and a new nonce kills the old token at once.
+// Link tokens (docs/preferences.md, "Tokens"): 256 bits =
+// base64url(HMAC-SHA256(secret, purpose:ids:nonce)). Only the SHA-256 (hex) of a token is stored,
+// for lookup; the service recomputes the token from the stored nonce whenever it hands out a link,
+// and a new nonce kills the old token at once.
 
 export const LINK_TOKEN_PURPOSES = ["preferences", "unsubscribe", "tracking", "review"] as const;
 export type LinkTokenPurpose = (typeof LINK_TOKEN_PURPOSES)[number];

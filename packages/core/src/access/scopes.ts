@@ -1,4 +1,4 @@
-// API key scopes (SPEC 5). `admin` implies every other scope (DECISIONS "Scopes and keys").
+// API key scopes; `admin` implies every other scope (docs/api.md, "Scopes").
 
 export const SCOPES = [
   "events:write",
@@ -18,7 +18,7 @@ export interface Principal {
   keyId: string;
   keyName: string;
   scopes: readonly Scope[];
-  /** Set when the key is bound to an agent; such keys are limited as SPEC 1.4 says. */
+  /** Set when the key is bound to an agent; such keys are limited further (docs/agents.md). */
   agentKey: string | null;
 }
 

@@ -3,7 +3,7 @@
 
 export type SmsReplyAction = "stop" | "start" | "none";
 
-/** SPEC's stop words plus the carriers' `stopall` and `optout` (`opt out` with one space or none). */
+/** The usual stop words plus the carriers' `stopall` and `optout` (`opt out` with one space or none; docs/texting.md). */
 export const STOP_KEYWORDS = [
   "stop",
   "stopall",

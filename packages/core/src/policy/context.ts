@@ -47,7 +47,7 @@ export interface PolicyMessage {
   expiresAt: Date | null;
   rule: PolicyRule | null;
   agent: PolicyAgent | null;
-  /** Id of an earlier message with the same idempotency/dedup key (SPEC 1.1.1). */
+  /** Id of an earlier message with the same idempotency/dedup key (docs/policy.md, "Duplicates"). */
   duplicateOf: string | null;
   /** Re-check of a message a reviewer approved: no second rule delay, and no second approval. */
   approved: boolean;
@@ -69,7 +69,7 @@ export interface PolicyRecipient {
   /** Include text channels muted by a STOP, also one recorded as a hashed number after erasure. */
   mutedChannels: readonly string[];
   addresses: readonly PolicyAddress[];
-  /** Category key → when the recorded opt-in expires (SPEC 1.8 consent `expires_at`). */
+  /** Category key → when the recorded opt-in expires (docs/preferences.md, "Opt-in records"). */
   consentExpiresAt: Readonly<Record<string, Date>>;
 }
 

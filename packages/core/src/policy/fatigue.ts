@@ -1,4 +1,4 @@
-// Fatigue per (recipient, category), SPEC 1.3 and DECISIONS "Policy":
+// Fatigue per (recipient, category) (docs/policy.md, "Fatigue"):
 //   counting ──(after ignored)──▶ paused ──(pause over)──▶ probe out ──(ignored)──▶ paused again
 //        ▲                                                      │
 //        └──────────────── any engagement resets ───────────────┘

@@ -1,4 +1,4 @@
-// Importance levels in ascending order (SPEC 2).
+// Importance levels in ascending order (docs/policy.md, "Importance").
 
 export const IMPORTANCE_LEVELS = ["low", "normal", "high", "critical"] as const;
 export type Importance = (typeof IMPORTANCE_LEVELS)[number];

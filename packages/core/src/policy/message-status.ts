@@ -1,4 +1,5 @@
-// Message statuses (SPEC 3.1) and which of them count towards limits (DECISIONS "Policy").
+// Message statuses (docs/messages.md, "Message states") and which of them count towards limits
+// (docs/policy.md, "Limits").
 
 export const MESSAGE_STATUSES = [
   "queued",
@@ -26,7 +27,7 @@ export type DecidedStatus = "queued" | "suppressed" | "failed" | "pending_approv
 /** Category caps, cooldowns and the compliance cap count these. */
 export const CAP_COUNTING_STATUSES: readonly MessageStatus[] = ["queued", "sending", "sent", "delivered"];
 
-/** Agent budgets also count held messages (SPEC 1.4.4). */
+/** Agent budgets also count held messages (docs/agents.md, "Budgets"). */
 export const AGENT_BUDGET_COUNTING_STATUSES: readonly MessageStatus[] = [
   ...CAP_COUNTING_STATUSES,
   "pending_approval",

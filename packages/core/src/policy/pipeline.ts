@@ -1,4 +1,4 @@
-// The delivery policy of SPEC 1.1 (completed by DECISIONS "Policy"), read top to bottom.
+// The delivery policy (docs/policy.md, "Order of the steps"), read top to bottom.
 // load (caller) → decide (here, pure) → apply (caller). Each step returns pass, drop, defer,
 // change or hold; defer and change reshape the draft and go on, drop and hold end the run.
 // Screening happens at delivery, outside this list.

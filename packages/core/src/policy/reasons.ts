@@ -1,5 +1,6 @@
-// The one source of message `status_reason` strings (SPEC 7.1). Fixed reasons are constants;
-// reasons with detail are built by the formatters below, so every writer spells them alike.
+// The one source of message `status_reason` strings (docs/policy.md, "Reason codes"). Fixed reasons
+// are constants; reasons with detail are built by the formatters below, so every writer spells them
+// alike.
 import { formatPeriod } from "../time/period";
 
 export const REASON = {
@@ -69,7 +70,7 @@ export function screeningReason(risks: readonly string[]): string {
   return `${REASON_CODE.screening}: ${risks.join(", ")}`;
 }
 
-/** Every channel failed permanently: one entry per channel, joined by `; ` (SPEC 7.1). */
+/** Every channel failed permanently: one entry per channel, joined by `; ` (docs/policy.md). */
 export function providerErrorsReason(errors: readonly string[]): string {
   return errors.map(oneLine).join("; ");
 }

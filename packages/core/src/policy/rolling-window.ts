@@ -1,5 +1,5 @@
-// Rolling-window limits measured on send times, on both sides of the new message
-// (DECISIONS "Policy": a message scheduled later counts too, so no window holds more than the limit).
+// Rolling-window limits measured on send times, on both sides of the new message (docs/policy.md,
+// "Limits": a message scheduled later counts too, so no window holds more than the limit).
 //
 // Semantics, exactly: a window is a half-open interval [s, s + P) of length P. Adding a message at
 // `at` is refused when some window that contains `at` would then hold more than `limit` messages.

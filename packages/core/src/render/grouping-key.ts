@@ -7,9 +7,9 @@ export const GROUPING_KEY_MAX_LENGTH = 200;
 export type GroupingKeyResult = { ok: true; key: string } | { ok: false; detail: string };
 
 /**
- * Renders a rule's digest `key` template for one event (SPEC 2.7). No template means one group
- * per rule (key ""). Surrounding whitespace is dropped; an overlong key becomes its SHA-256, so
- * distinct keys never merge by truncation.
+ * Renders a rule's digest `key` template for one event (docs/templates.md, "Digest grouping keys").
+ * No template means one group per rule (key ""). Surrounding whitespace is dropped; an overlong key
+ * becomes its SHA-256, so distinct keys never merge by truncation.
  */
 export function renderGroupingKey(
   template: string | null | undefined,

@@ -1,6 +1,6 @@
 import { escapeHtml } from "../text/escape-html";
 
-// Stored content never holds a raw link token (DECISIONS "Link tokens"): templates see these
+// Stored content never holds a raw link token (docs/templates.md, "Variables"): templates see these
 // placeholders, and delivery swaps in the real URLs only in what it hands to the provider.
 // The form survives HTML autoescaping and Markdown unchanged.
 

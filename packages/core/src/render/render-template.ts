@@ -9,7 +9,7 @@ import {
   type TemplateFields,
 } from "./template-types";
 
-/** The three template variables (SPEC 2.5). */
+/** The three template variables (docs/templates.md, "Variables"). */
 export interface RenderContext {
   data?: Record<string, unknown> | null;
   recipient?: Record<string, unknown> | null;

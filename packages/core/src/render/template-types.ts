@@ -11,7 +11,7 @@ export interface TemplateLocale extends TemplateFields {
   channels?: Record<string, Partial<TemplateFields>> | null;
 }
 
-/** SPEC 2.5 / DECISIONS "Templates". */
+/** A template as stored and as the API takes it (docs/templates.md, "Shape"). */
 export interface TemplateDefinition {
   key: string;
   default_locale?: string | null;

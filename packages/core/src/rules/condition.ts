@@ -43,7 +43,7 @@ export type ConditionCheck = { ok: true } | { ok: false; detail: string; loc: (s
 
 export type ConditionResult = { ok: true; value: boolean } | { ok: false; detail: string };
 
-/** What rule conditions see (DECISIONS "Events and rules"). */
+/** What rule conditions see (docs/events.md, "Conditions"). */
 export interface ConditionData {
   event: { id: string; name: string; created_at: string };
   data: Record<string, unknown>;

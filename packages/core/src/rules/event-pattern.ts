@@ -66,7 +66,7 @@ export function globMatches(pattern: string, name: string): boolean {
 
 /**
  * Whether a rule's pattern sees an event. Wildcard patterns never see the service's own events
- * (source `svc`); an exact name does (SPEC 2.3, 6.2).
+ * (source `svc`); an exact name does (docs/events.md, "Rules").
  */
 export function patternSeesEvent(pattern: string, event: { name: string; source: EventSource }): boolean {
   if (!isWildcardPattern(pattern)) return pattern === event.name;

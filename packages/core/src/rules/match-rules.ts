@@ -31,7 +31,7 @@ export interface MatchAgent {
   key: string;
   enabled: boolean;
   deleted: boolean;
-  /** Categories the agent may use; null or absent means any (SPEC 2.1), `[]` means none. */
+  /** Categories the agent may use; null or absent means any, `[]` means none (docs/agents.md). */
   categories?: readonly string[] | null;
 }
 
@@ -40,14 +40,14 @@ export type BlockedReason = "misconfigured" | "agent_not_allowed" | "agent_delet
 
 /**
  * Per-rule result in rule order. `fire` means the caller composes a message or joins a digest
- * and records `digested` or the message's status and reason (SPEC 7.2).
+ * and records `digested` or the message's status and reason (docs/events.md, "Outcomes").
  */
 export type RuleMatch<R extends MatchableRule = MatchableRule> =
   | { kind: "not_matched"; rule: R; matched: false; reason: NotMatchedReason }
   | { kind: "blocked"; rule: R; matched: true; reason: BlockedReason }
   | { kind: "fire"; rule: R; matched: true };
 
-/** The outcome entry stored on the event (SPEC 2.3). */
+/** The outcome entry stored on the event (docs/events.md, "Outcomes"). */
 export interface EventRuleOutcome {
   rule: string;
   matched: boolean;
@@ -86,7 +86,7 @@ export function matchRules<R extends MatchableRule>(input: MatchRulesInput<R>): 
         ? { kind: "blocked", rule, matched: true, reason: blocked }
         : { kind: "fire", rule, matched: true },
     );
-    // Matched means in rollout and condition true, whatever happened after (DECISIONS).
+    // Matched means in rollout and condition true, whatever happened after (docs/events.md, "Rules").
     if (rule.stop_processing) break;
   }
   return results;

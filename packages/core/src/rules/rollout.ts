@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 
-// DECISIONS "Events and rules": first 4 bytes of SHA-256(`<rule key>:<external_id>`), unsigned
+// docs/events.md, "Rules": first 4 bytes of SHA-256(`<rule key>:<external_id>`), unsigned
 // big-endian, mod 100. Stable per (rule, person), so raising the percent only adds people.
 export function rolloutBucket(ruleKey: string, externalId: string): number {
   const digest = createHash("sha256").update(`${ruleKey}:${externalId}`, "utf8").digest();

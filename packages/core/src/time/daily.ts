@@ -1,4 +1,5 @@
-// Recurring local times of day on chosen weekdays: digest `deliver_at` + `days` (SPEC 2.7, 1.7).
+// Recurring local times of day on chosen weekdays: digest `deliver_at` + `days` (docs/digests.md,
+// "The digest policy").
 import { parseTimeOfDay } from "./time-of-day";
 import { addLocalDays, fromLocal, toLocal, type WeekdayNumber } from "./zoned";
 

@@ -1,4 +1,4 @@
-// Periods (SPEC 2: "ISO 8601 durations or a number of seconds") as whole seconds.
+// Periods (ISO 8601 durations or a number of seconds; docs/policy.md, "Categories") as whole seconds.
 // Only fixed-length units are accepted: weeks, days, hours, minutes, seconds. Years and months
 // are refused because their length depends on the calendar, so "P1M" would make a rolling cap
 // or a delay mean different things in different months. Days are 86400 s (elapsed time, not

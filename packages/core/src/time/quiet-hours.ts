@@ -1,5 +1,6 @@
-// Quiet hours (SPEC 1.2): a daily window of local wall-clock time, start inclusive and end
-// exclusive. start > end spans midnight (22:00-08:00); start == end means "no quiet hours".
+// Quiet hours (docs/policy.md, "Quiet hours"): a daily window of local wall-clock time, start
+// inclusive and end exclusive. start > end spans midnight (22:00-08:00); start == end means "no
+// quiet hours".
 import { parseTimeOfDay } from "./time-of-day";
 import { addLocalDays, fromLocal, toLocal } from "./zoned";
 

@@ -1,5 +1,5 @@
-// IANA time zones. Fixed offsets ("+05:00") are refused: SPEC asks for IANA names so that
-// daylight-saving rules follow the tz database.
+// IANA time zones. Fixed offsets ("+05:00") are refused: with IANA names daylight-saving rules
+// follow the tz database (docs/configuration.md, "policy").
 
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
 
@@ -13,7 +13,7 @@ export function isValidTimeZone(zone: unknown): zone is string {
   }
 }
 
-/** The recipient's zone when it is a valid IANA name, else the configured default (SPEC 1.2). */
+/** The recipient's zone when it is a valid IANA name, else `policy.default_timezone` (docs/policy.md). */
 export function resolveTimeZone(recipientZone: string | null | undefined, defaultZone: string): string {
   return isValidTimeZone(recipientZone) ? recipientZone : defaultZone;
 }

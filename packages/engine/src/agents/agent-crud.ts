@@ -4,7 +4,7 @@ import { keyedResource } from "../shared/keyed-resource";
 import { validateAgentInput, type AgentInput } from "./agent-input";
 import { serializeAgent } from "./serialize-agent";
 
-// Defaults of SPEC 2.1 / 8: any category, 5 per person per day, `high`, one day to approve.
+// Defaults (docs/agents.md, "Fields"): any category, 5 per person per day, `high`, one day to approve.
 const AGENT_DEFAULTS: Required<Omit<AgentInput, "key" | "name">> = {
   description: "",
   categories: null,

@@ -2,7 +2,7 @@ import { validateCondition, type Importance, type ValidationIssue } from "@svc/c
 import { findCategoryKeys, type PrismaClient } from "@svc/store";
 import { parseCaps, validationError, type StoredCap } from "../shared/validation";
 
-/** Agent fields as the API takes them (SPEC 2.1 + DECISIONS `description`); shapes are checked by OpenAPI. */
+/** Agent fields as the API takes them (docs/agents.md, "Fields"); shapes are checked by OpenAPI. */
 export interface AgentInput {
   key?: string;
   name?: string;

@@ -9,7 +9,7 @@ const unauthorized = (detail: string) => new AppError("unauthorized", detail, { 
 
 /**
  * Resolves the Authorization header to a principal: 401 for a missing, unknown, revoked or expired
- * key; 403 when the key's agent is disabled or deleted (SPEC 1.4: its keys are refused).
+ * key; 403 when the key's agent is disabled or deleted (docs/api.md, "Authentication").
  */
 export async function authenticate(
   { prisma, now, apiKeyCache }: { prisma: PrismaClient; now: () => Date; apiKeyCache?: ApiKeyCache },

@@ -3,7 +3,7 @@ import { categoryRows, type CategoryFields, type CategoryRow, type PrismaClient 
 import { keyedResource } from "../shared/keyed-resource";
 import { formatCaps, parseCaps, positivePeriod, validationError } from "../shared/validation";
 
-/** Category body (DECISIONS "Categories"); shapes are checked by the OpenAPI document. */
+/** Category body (docs/policy.md, "Categories"); shapes are checked by the OpenAPI document. */
 export interface CategoryInput {
   key?: string;
   description?: string;

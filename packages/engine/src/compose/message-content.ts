@@ -30,7 +30,7 @@ export function contentForChannel(content: MessageContent, channel: string): Ren
   return { title, body, url, thread };
 }
 
-/** Channels whose provider is SMTP get an autoescaped HTML body (DECISIONS "Templates"). */
+/** Channels whose provider is SMTP get an autoescaped HTML body (docs/templates.md, "Escaping"). */
 export function isEmailChannel(config: Pick<SvcConfig, "channels">, channel: string): boolean {
   const settings = Object.hasOwn(config.channels, channel) ? config.channels[channel] : undefined;
   return settings !== undefined && channelProviders(settings).includes("smtp");

@@ -3,7 +3,7 @@ import { findLedgerPage, findRecipientId, type PrismaClient } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { serializeLedgerEntry, type LedgerEntryView } from "./serialize-ledger-entry";
 
-/** Agent keys never read anyone's preferences or their history (SPEC 1.4). */
+/** Agent keys never read anyone's preferences or their history (docs/preferences.md, "Agent keys"). */
 export function assertMayReadPreferences(principal: Principal): void {
   if (principal.agentKey)
     throw new AppError("forbidden", "agent keys may not read preferences or the consent ledger");

@@ -14,7 +14,7 @@ import { changePreferences } from "../recipients/preferences";
 import { validationError } from "../shared/validation";
 import { serializeLedgerEntry, type LedgerEntryView } from "./serialize-ledger-entry";
 
-/** POST /v1/recipients/{external_id}/consent (SPEC 1.8 "Opt-in recording", 2.10). */
+/** POST /v1/recipients/{external_id}/consent (docs/preferences.md, "Opt-in records"). */
 export interface ConsentInput {
   categories: string[];
   disclosure: string;
@@ -50,7 +50,7 @@ export async function recordConsent(
   externalId: string,
   input: ConsentInput,
 ): Promise<LedgerEntryView> {
-  // SPEC 1.4: an agent key can never record consent.
+  // An agent key can never record consent (docs/preferences.md, "Agent keys").
   if (principal.agentKey) throw new AppError("forbidden", "agent keys may not record consent");
   const now = deps.now();
   await checkInput(deps.prisma, input, now);

@@ -1,6 +1,6 @@
 import type { ConsentEntryRow } from "@svc/store";
 
-/** A consent-ledger entry as the API shows it (SPEC 2.10, DECISIONS "Consent ledger"). */
+/** A consent-ledger entry as the API shows it (docs/preferences.md, "Consent ledger"). */
 export function serializeLedgerEntry(row: ConsentEntryRow) {
   return {
     id: row.id,

@@ -6,7 +6,8 @@ import type { DeliveryDeps, DeliveryLinkValues } from "./delivery-types";
 import type { RecheckedRecipient } from "./recheck-before-sending";
 
 // One channel try: the message goes to every enabled address of the channel at once (two phones
-// both ring, DECISIONS "Channels and providers"); the try succeeds when any address accepts.
+// both ring; docs/delivery.md, "Channels, addresses, attempts"); the try succeeds when any address
+// accepts.
 
 export interface AttemptRecord {
   channel: string;
@@ -59,7 +60,7 @@ export async function sendToChannel(
 }
 
 // Stored content keeps `[[svc:...]]` placeholders; only this copy, handed to the provider, holds
-// live links (DECISIONS "Link tokens").
+// live links (docs/delivery.md, "Channels, addresses, attempts").
 function providerContent(deps: Pick<DeliveryDeps, "config">, input: ChannelTryInput): SendContent {
   const stored = (input.message.content ?? {
     title: "",
@@ -73,7 +74,7 @@ function providerContent(deps: Pick<DeliveryDeps, "config">, input: ChannelTryIn
     unsubscribe_url: input.allowUnsubscribe ? input.links.unsubscribe_url : null,
     review_url: input.links.review_url,
   };
-  // E-mail bodies are rendered with HTML autoescape (DECISIONS "Templates"): that is the HTML part.
+  // E-mail bodies are rendered with HTML autoescape (docs/templates.md): that is the HTML part.
   const html = isEmailChannel(deps.config, input.channel);
   return {
     title: fillLinkPlaceholders(rendered.title, urls),

@@ -26,7 +26,8 @@ import type { StoredDigestPolicy } from "../rules/rule-input";
 import { digestTemplateData } from "./digest-data";
 import { aiSettingsOf, summarizeDigest } from "./summarize";
 
-// Closing a digest (SPEC 1.7.3, 3.3): one message through regular policy, exactly once. The state
+// Closing a digest (docs/digests.md, "Closing, exactly once"): one message through regular policy,
+// exactly once. The state
 // change is a compare-and-set on `open` inside the transaction that composes, under the person's
 // lock, so retries and racing closers write one message (the dedup key `dig:<id>` guards too).
 
@@ -116,7 +117,7 @@ export async function closeDigest(deps: CloseDigestDeps, digestId: string): Prom
   );
 }
 
-/** Due at `closes_at`, or at once when `send_after` events are grouped (SPEC 1.7.2). */
+/** Due at `closes_at`, or at once when `send_after` events are grouped (docs/digests.md). */
 function isDue(digest: DigestRow, policy: StoredDigestPolicy | null, now: Date): boolean {
   if (digest.closes_at.getTime() <= now.getTime()) return true;
   return policy?.send_after != null && digest.count >= policy.send_after;

@@ -1,6 +1,6 @@
 import type { DigestItemRow, DigestRow } from "@svc/store";
 
-/** What a digest template sees as `data` (SPEC 2.5). */
+/** What a digest template sees as `data` (docs/digests.md, "What the template sees"). */
 export interface DigestTemplateData {
   /** Events grouped, including those beyond `max_items`. */
   count: number;
@@ -14,7 +14,7 @@ export interface DigestTemplateData {
   key: string;
 }
 
-/** Items are taken in position order (event order, SPEC 1.7.6), whatever order they come in. */
+/** Items are taken in position order (event order; docs/digests.md), whatever order they come in. */
 export function digestTemplateData(
   digest: Pick<DigestRow, "count" | "key">,
   items: readonly Pick<DigestItemRow, "position" | "data">[],

@@ -1,5 +1,6 @@
-// SPEC 1.7.8: numbers and links of the baseline must survive the AI rewrite verbatim. Links are
-// URLs and the link placeholders (`[[svc:unsubscribe_url]]`) that delivery fills in.
+// Numbers and links of the baseline must survive the AI rewrite verbatim (docs/digests.md,
+// "Smart mode"). Links are URLs and the link placeholders (`[[svc:unsubscribe_url]]`) that
+// delivery fills in.
 
 const LINK = /\[\[svc:[a-z_]+\]\]|\b(?:https?|mailto):[^\s<>"'`]+/gi;
 const NUMBER = /\d+(?:[.,:/]\d+)*/g;

@@ -9,7 +9,7 @@ import {
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { pageForRecipient } from "../shared/recipient-filter";
 
-/** Digest record (DECISIONS "Digests"); `items` are the kept events, oldest first. */
+/** Digest record (docs/digests.md, "API"); `items` are the kept events, oldest first. */
 export interface DigestView {
   id: string;
   rule: string;
@@ -51,7 +51,7 @@ export function serializeDigest(row: DigestWithItems): DigestView {
   };
 }
 
-/** SPEC 1.4: agent keys see no digests (a digest groups other senders' events too). */
+/** Agent keys see no digests: a digest groups other senders' events too (docs/digests.md, "API"). */
 export function assertMaySeeDigests(principal: Principal): void {
   if (principal.agentKey !== null) throw new AppError("forbidden", "agent-bound keys cannot reach digests");
 }

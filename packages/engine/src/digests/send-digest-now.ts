@@ -12,9 +12,9 @@ export interface SendDigestNowDeps {
 }
 
 /**
- * `POST /v1/digests/{id}/send` (SPEC 3.3): the window closes now and a worker sends the digest.
- * Compare-and-set on `open`; any other state is 409 `Invalid state`. Should Redis refuse the
- * job, the digest is due anyway and the `close-due-digests` sweep sends it.
+ * `POST /v1/digests/{id}/send` (docs/digests.md, "API"): the window closes now and a worker sends
+ * the digest. Compare-and-set on `open`; any other state is 409 `Invalid state`. Should Redis
+ * refuse the job, the digest is due anyway and the `close-due-digests` sweep sends it.
  */
 export async function sendDigestNow(
   deps: SendDigestNowDeps,

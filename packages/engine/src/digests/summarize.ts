@@ -6,7 +6,7 @@ import { templateDefinition } from "../templates/template-definition";
 import { chatComplete, type AiSettings, type ChatMessage } from "./ai-client";
 import { missingToken } from "./preserved-tokens";
 
-// Smart mode (SPEC 1.7.8): the template renders first as the baseline, then the AI rewrites its
+// Smart mode (docs/digests.md): the template renders first as the baseline, then the AI rewrites its
 // title and body with the grouped updates as context. Only the values of `summary_fields` (plus
 // the template's `ai_attributes`) of each event are shared; nothing about the person. Any failure
 // keeps the template text. Runs outside every transaction: it waits on the network.

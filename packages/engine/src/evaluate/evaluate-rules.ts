@@ -29,10 +29,10 @@ export interface EvaluateResult {
 }
 
 /**
- * Dry run of an event (SPEC 4): the outcome each rule would give, decided by the same matching and
- * policy as ingest, without writing anything (the transaction is READ ONLY, so Postgres itself
- * refuses a write). A digest rule reports `digested` without grouping (SPEC 1.7.9); a rule whose
- * message this sender's event with `idempotency_key` already produced reports `duplicate`.
+ * Dry run of an event (docs/events.md, "The dry run"): the outcome each rule would give, decided by
+ * the same matching and policy as ingest, without writing anything (the transaction is READ ONLY,
+ * so Postgres itself refuses a write). A digest rule reports `digested` without grouping; a rule
+ * whose message this sender's event with `idempotency_key` already produced reports `duplicate`.
  */
 export async function evaluateRules(
   deps: { prisma: PrismaClient; config: SvcConfig; now: () => Date },

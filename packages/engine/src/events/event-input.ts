@@ -1,7 +1,7 @@
 import type { RecipientProfileInput } from "../recipients/recipient-profile";
 import { validationError } from "../shared/validation";
 
-/** An inline recipient profile sent with an event (SPEC 2.3). */
+/** An inline recipient profile sent with an event (docs/events.md, "Recipient"). */
 export interface InlineProfile extends RecipientProfileInput {
   external_id: string;
 }
@@ -14,7 +14,7 @@ export interface EventInput {
   idempotency_key?: string;
 }
 
-/** Idempotency keys are kept this long (DECISIONS "Requests and responses"). */
+/** Idempotency keys are kept this long (docs/events.md, "Idempotency"). */
 export const IDEMPOTENCY_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 export const RESERVED_EVENT_PREFIX = "svc.";
@@ -34,7 +34,7 @@ export function inlineProfileOf(recipient: EventInput["recipient"]): RecipientPr
   return profile;
 }
 
-// External ids: 1-255 characters without control characters (DECISIONS "Names and ids").
+// External ids: 1-255 characters without control characters (docs/api.md, "Request rules").
 const CONTROL = /\p{Cc}/u;
 export function isValidExternalId(value: string): boolean {
   return value.length >= 1 && value.length <= 255 && !CONTROL.test(value);

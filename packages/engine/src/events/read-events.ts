@@ -5,14 +5,14 @@ import { serializeEvent } from "./serialize-event";
 
 type Deps = { prisma: PrismaClient };
 
-/** GET /v1/events: newest first; agent keys see only the events they sent (SPEC 1.4). */
+/** GET /v1/events: newest first; agent keys see only the events they sent (docs/events.md). */
 export async function listEvents({ prisma }: Deps, principal: Principal, request: PageRequest) {
   const window = pageWindow(request);
   const rows = await listEventLog(prisma, { onlyAgentKey: principal.agentKey }, window);
   return toPage(rows, window, (row) => row.id, serializeEvent);
 }
 
-/** GET /v1/events/{id}: another sender's event is 403 for an agent key (DECISIONS "Agents"). */
+/** GET /v1/events/{id}: another sender's event is 403 for an agent key (docs/events.md). */
 export async function getEvent({ prisma }: Deps, principal: Principal, id: string) {
   const row = await findEventWithOutcomes(prisma, id);
   if (!row) throw new AppError("not_found", `no event '${id}'`);

@@ -13,7 +13,7 @@ import type { FollowUps, IngestDeps, IngestResult } from "./ingest-types";
 export interface IngestBatcherOptions {
   maxBatch?: number;
   parallel?: number;
-  /** How long a batch waits for more jobs before it starts (default 2 ms). */
+  /** How long a batch waits for more jobs while another is in flight (default 2 ms; idle: none). */
   lingerMs?: number;
 }
 
@@ -68,7 +68,8 @@ export function createIngestBatcher(
   const add = groupCommit(run, {
     maxBatch: options.maxBatch ?? 64,
     maxInFlight: options.parallel ?? 2,
-    // Let the jobs that start within a moment join one batch (a full batch goes at once).
+    // While a batch is being written, the jobs that start within a moment join the next one (a full
+    // batch goes at once; an idle batcher does not wait).
     lingerMs: options.lingerMs ?? 2,
   });
   return {

@@ -27,8 +27,8 @@ export const digestOpenKey = (ruleKey: string, recipientId: string, key: string)
 
 /**
  * Adds the event to the open digest of (rule, recipient, rendered key), opening one when there is
- * none (SPEC 1.7). Runs under the recipient lock, so one group never gets two open digests; items
- * are kept in event order, whatever order the workers process them in.
+ * none (docs/digests.md). Runs under the recipient lock, so one group never gets two open digests;
+ * items are kept in event order, whatever order the workers process them in.
  */
 export async function joinDigest(
   tx: TransactionClient,
@@ -78,7 +78,8 @@ export async function joinDigest(
   return { ok: true, join: { digestId: digest.id, closesAt: updated.closes_at, full } };
 }
 
-// End of the window, or the next `deliver_at` on an allowed day in the recipient's zone (SPEC 1.7.7).
+// End of the window, or the next `deliver_at` on an allowed day in the recipient's zone
+// (docs/digests.md, "The digest policy").
 function closesAt(
   policy: StoredDigestPolicy,
   recipient: RecipientRow,

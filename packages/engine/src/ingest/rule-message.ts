@@ -35,7 +35,7 @@ export function ruleComposeRequest(
     },
     event: { id: event.id, name: event.name, created_at: event.created_at },
     dedupKey: ruleDedupKey(options.dedupEventId ?? event.id, rule.key),
-    // DECISIONS "Events and rules": expires_at = event time + expires_in.
+    // expires_at = event time + expires_in (docs/policy.md, "Expiry").
     expiresAt:
       rule.expires_in_seconds === null
         ? null

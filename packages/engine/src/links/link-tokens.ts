@@ -17,8 +17,8 @@ import {
   type PrismaClientOrTransaction,
 } from "@svc/store";
 
-// Link tokens in the database (DECISIONS "Link tokens"): nonces and SHA-256 hashes are stored, raw
-// tokens never are. The pure derivation lives in @svc/core.
+// Link tokens in the database (docs/preferences.md, "Tokens"): nonces and SHA-256 hashes are
+// stored, raw tokens never are. The pure derivation lives in @svc/core.
 
 /** The HMAC key for links; `npm start` always has one, so a missing key is an operator error. */
 export function requireSecretKey(config: { secrets: { secretKey: string | null } }): string {

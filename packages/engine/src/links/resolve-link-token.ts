@@ -6,7 +6,7 @@ import {
 } from "@svc/store";
 
 // `/preferences/{token}` accepts the person's preference token or a message's unsubscribe token
-// (DECISIONS "Link tokens"). Both are found by the SHA-256 of the token.
+// (docs/preferences.md, "Self-service"). Both are found by the SHA-256 of the token.
 
 export type ResolvedLinkToken =
   | { kind: "preferences"; recipientId: string }

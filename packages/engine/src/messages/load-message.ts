@@ -1,7 +1,7 @@
 import { AppError, type Principal } from "@svc/core";
 import { findMessageWithAttempts, type MessageWithAttempts, type PrismaClient } from "@svc/store";
 
-/** 404 when absent; 403 for an agent key reaching another sender's message (DECISIONS "Agents"). */
+/** 404 when absent; 403 for an agent key reaching another sender's message (docs/messages.md). */
 export async function loadMessageFor(
   prisma: PrismaClient,
   principal: Principal,

@@ -3,7 +3,7 @@ import type { DeliveryAttemptRow, MessageRow } from "@svc/store";
 /** A message row, with its attempts when they were read (a fresh message has none). */
 export type MessageForView = MessageRow & { attempts?: DeliveryAttemptRow[] };
 
-/** Message JSON (DECISIONS "Messages"). No tokens or review URLs; content holds link placeholders only. */
+/** Message JSON (docs/messages.md). No tokens or review URLs; content holds link placeholders only. */
 export function serializeMessage(row: MessageForView) {
   const iso = (date: Date | null) => date?.toISOString() ?? null;
   return {

@@ -6,7 +6,8 @@ import { assertMayWritePeople } from "../recipients/may-write-people";
 
 /**
  * POST /v1/recipients/{external_id}/preference-token: a new token replaces the old one at once.
- * `url` is absolute with `api.public_url`, else the path on this service (DECISIONS made here).
+ * `url` is absolute with `api.public_url`, else the path on this service (docs/preferences.md,
+ * "URLs").
  */
 export async function issuePreferenceToken(
   deps: { prisma: PrismaClient; config: Pick<SvcConfig, "secrets" | "api">; now: () => Date },

@@ -10,7 +10,7 @@ import {
 import { lockTextNumbers, muteSuppressedNumbers, textNumbersOf } from "../inbound/suppressed-numbers";
 import { validationError } from "../shared/validation";
 
-/** Profile fields of PUT /v1/recipients/{external_id} and of inline event profiles (SPEC 2.3, 2.9). */
+/** Profile fields of PUT /v1/recipients/{external_id} and inline event profiles (docs/preferences.md). */
 export interface RecipientProfileInput {
   locale?: string | null;
   timezone?: string | null;

@@ -1,7 +1,7 @@
 import type { AddressRow, RecipientRow } from "@svc/store";
 
 export interface RecipientViewOptions {
-  /** Agent keys never see preferences, tokens or links (SPEC 1.4). */
+  /** Agent keys never see preferences, tokens or links (docs/preferences.md, "Agent keys"). */
   redactPreferences: boolean;
 }
 

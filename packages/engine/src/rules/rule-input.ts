@@ -12,7 +12,7 @@ import {
 import type { RuleFields } from "@svc/store";
 import { validationError } from "../shared/validation";
 
-/** Digest policy of a rule (SPEC 2.7). */
+/** Digest policy of a rule (docs/digests.md, "The digest policy"). */
 export interface DigestPolicyInput {
   window?: string | number;
   deliver_at?: string;

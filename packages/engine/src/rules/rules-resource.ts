@@ -40,8 +40,8 @@ export function serializeRule(row: RuleRow) {
 }
 
 /**
- * Rules: admin CRUD. Disabling or deleting a rule cancels its open digests (SPEC 1.7.5): done here
- * so no digest of a dead rule is ever sent, and checked again when a digest closes.
+ * Rules: admin CRUD. Disabling or deleting a rule cancels its open digests (docs/digests.md): done
+ * here so no digest of a dead rule is ever sent, and checked again when a digest closes.
  */
 export function rulesResource(
   { prisma, now }: { prisma: PrismaClient; now: () => Date },

@@ -3,7 +3,7 @@ import { isUniqueViolation, type KeyedRows, type PrismaClientOrTransaction } fro
 import { pageWindow, toPage, type PageRequest } from "./paging";
 
 // Admin resources with keys (categories, templates, rules, agents) share one HTTP contract
-// (DECISIONS "Requests and responses"): POST creates (409 when the key exists), PUT replaces or
+// (docs/api.md, "Admin resources"): POST creates (409 when the key exists), PUT replaces or
 // creates, PATCH changes the given fields, DELETE answers 204. This holds that contract once;
 // each resource supplies how to validate, store and show itself.
 

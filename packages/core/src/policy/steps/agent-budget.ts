@@ -1,5 +1,5 @@
-// SPEC 1.4.1: the agent's per-person caps over its messages in any category, held ones included,
-// measured on send_at on both sides. Applies to critical messages too.
+// docs/agents.md, "Budgets": the agent's per-person caps over its messages in any category, held
+// ones included, measured on send_at on both sides. Applies to critical messages too.
 import { drop, pass, type PolicyStep } from "../context";
 import { agentBudgetReason } from "../reasons";
 import { exceedsRollingLimit } from "../rolling-window";

@@ -1,4 +1,4 @@
-// SPEC 1.1.11 and 1.4.4: an agent's message matching its approval condition waits for a reviewer.
+// docs/agents.md, "Approval": an agent's message matching its approval condition waits for a reviewer.
 // A message a reviewer already approved is re-checked without asking again.
 import { hold, pass, type PolicyStep } from "../context";
 

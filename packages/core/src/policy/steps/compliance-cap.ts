@@ -1,6 +1,6 @@
-// SPEC 1.8: in capped states a fourth marketing text within 24 hours (both sides of send_at) is
-// not sent. Other channels are unaffected, so a message that can still go another way only loses
-// its text channels; with none left it is suppressed.
+// docs/policy.md, "US texting rules": in capped states a fourth marketing text within 24 hours
+// (both sides of send_at) is not sent. Other channels are unaffected, so a message that can still
+// go another way only loses its text channels; with none left it is suppressed.
 import { textingComplianceFor } from "../compliance";
 import { change, drop, pass, type PolicyStep } from "../context";
 import { complianceCapReason } from "../reasons";

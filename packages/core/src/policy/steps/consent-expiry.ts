@@ -1,5 +1,6 @@
-// SPEC 1.8: after a recorded opt-in's expires_at, the category's messages are suppressed until
-// consent is recorded again (which replaces the expiry the caller loads).
+// docs/preferences.md, "Opt-in records": after a recorded opt-in's expires_at, the category's
+// messages are suppressed until consent is recorded again (which replaces the expiry the caller
+// loads).
 import { drop, pass, type PolicyStep } from "../context";
 import { REASON } from "../reasons";
 

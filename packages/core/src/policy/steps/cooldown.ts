@@ -1,5 +1,5 @@
-// SPEC 1.1.6: the rule already messaged this person within cooldown_seconds, on either side of
-// the new send_at. That is a rolling limit of one message per cooldown period.
+// docs/policy.md, "Cooldown": the rule already messaged this person within cooldown_seconds, on
+// either side of the new send_at. That is a rolling limit of one message per cooldown period.
 import { drop, pass, type PolicyStep } from "../context";
 import { REASON } from "../reasons";
 import { exceedsRollingLimit } from "../rolling-window";

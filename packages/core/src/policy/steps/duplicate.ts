@@ -1,4 +1,4 @@
-// SPEC 1.1.1: a real run returns the original message; a dry run shows `duplicate`.
+// docs/policy.md, "Duplicates": a real run returns the original message; a dry run shows `duplicate`.
 import { drop, pass, type PolicyStep } from "../context";
 import { REASON } from "../reasons";
 

@@ -1,4 +1,4 @@
-// SPEC 1.1.5: a message that would arrive after its expires_at is dropped.
+// docs/policy.md, "Expiry": a message that would arrive after its expires_at is dropped.
 import { drop, pass, type PolicyStep } from "../context";
 import { REASON } from "../reasons";
 

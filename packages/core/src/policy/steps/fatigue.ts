@@ -1,5 +1,6 @@
-// SPEC 1.3: see ../fatigue.ts for the state machine. A pause that starts is stored even though
-// the message is suppressed; the counter and probe are stored only if the message ends queued.
+// docs/policy.md, "Fatigue"; see ../fatigue.ts for the state machine. A pause that starts is stored
+// even though the message is suppressed; the counter and probe are stored only if the message ends
+// queued.
 import { change, drop, pass, type PolicyStep } from "../context";
 import { evaluateFatigue } from "../fatigue";
 import { REASON } from "../reasons";

@@ -1,4 +1,4 @@
-// SPEC 1.1.7 and 1.2: the category's rolling caps, measured on send_at on both sides.
+// docs/policy.md, "Frequency caps": the category's rolling caps, measured on send_at on both sides.
 // `critical` messages are exempt. The first cap used up (in the category's order) is reported.
 import { drop, pass, type PolicyStep } from "../context";
 import { frequencyCapReason } from "../reasons";

@@ -1,5 +1,5 @@
-// Agents: a claimed importance above max_importance is lowered (SPEC 1.4.2), before any step
-// judges critical exemptions. The decision keeps claimed_importance.
+// Agents: a claimed importance above max_importance is lowered (docs/policy.md, "Importance"),
+// before any step judges critical exemptions. The decision keeps claimed_importance.
 import { change, pass, type PolicyStep } from "../context";
 import { lowerImportance } from "../importance";
 

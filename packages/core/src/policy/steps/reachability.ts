@@ -1,4 +1,5 @@
-// SPEC 1.1.3: keep planned channels that are configured, not muted, and have an enabled address.
+// Keep planned channels that are configured, not muted, and have an enabled address (docs/policy.md,
+// "Order of the steps").
 import { change, drop, pass, type PolicyStep } from "../context";
 import { REASON } from "../reasons";
 

@@ -1,4 +1,5 @@
-// SPEC 1.1.10: render in the recipient's locale; a failure fails the message (not suppresses).
+// Render in the recipient's locale (docs/templates.md, "Which locale"); a failure fails the message
+// (not suppresses).
 import { change, drop, type PolicyStep } from "../context";
 import { templateErrorReason } from "../reasons";
 

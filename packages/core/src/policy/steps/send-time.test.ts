@@ -107,7 +107,7 @@ describe("send time", () => {
       { sendAt: new Date("2024-01-15T23:00:00Z"), importance: "critical" },
       null,
     ],
-    // US texting hours (SPEC 1.8); 2024-06-09 is a Sunday.
+    // US texting hours (docs/texting.md, "Jurisdictions"); 2024-06-09 is a Sunday.
     [
       "marketing text to Texas on Sunday morning: noon",
       {

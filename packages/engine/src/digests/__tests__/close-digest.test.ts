@@ -18,7 +18,7 @@ import {
   type World,
 } from "./digest-fixtures";
 
-// Closing digests (SPEC 1.7, 3.3) on a real database: exact template data, send_after, rule
+// Closing digests (docs/digests.md) on a real database: exact template data, send_after, rule
 // disabled/deleted, fresh digests, deliver_at in the person's zone, policy suppression, races, sweep.
 
 let w: World;

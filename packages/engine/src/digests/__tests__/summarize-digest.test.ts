@@ -11,7 +11,7 @@ import {
 } from "./digest-fixtures";
 import { completion, startFakeOpenAi, type FakeOpenAi, type Reply } from "./fake-openai";
 
-// Smart mode (SPEC 1.7.8) against a local OpenAI-compatible server: the template renders first,
+// Smart mode (docs/digests.md) against a local OpenAI-compatible server: the template renders first,
 // the AI rewrite is accepted only when every number and link survives, and any failure falls
 // back to the template text. Only summary_fields (plus the template's ai_attributes) are shared.
 

@@ -15,7 +15,8 @@ import {
   type IngestTestEnv,
 } from "./ingest-fixtures";
 
-// Outcome lists of SPEC 2.3 / 7.2 after a real ingest: which rules are listed, in which order, why.
+// Outcome lists (docs/events.md, "Outcomes") after a real ingest: which rules are listed, in which
+// order, why.
 
 let db: TestDatabase;
 let deps: IngestDeps;

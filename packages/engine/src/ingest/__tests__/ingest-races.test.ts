@@ -14,7 +14,8 @@ import {
   type IngestTestEnv,
 } from "./ingest-fixtures";
 
-// Races of SPEC 1.1 ("serialised per recipient") and 1.7.6 (one open digest per group, event order),
+// Races: one person's decisions run one after the other (docs/policy.md), one open digest per group
+// in event order (docs/digests.md, "The digest policy"),
 // run with concurrent ingests on a real database.
 
 let db: TestDatabase;
