@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { dropDatabase, withDatabaseName } from "@svc/store";
+import { createApiKey } from "@svc/engine";
+import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
 import { waitFor } from "@svc/testkit";
 
 // `api.processes: 2`: the supervisor prepares once (one secret key file, migrations), forks two
@@ -123,4 +124,37 @@ it("a process that dies within 10 s of its start stops the supervisor with exit 
   expect(output).toContain("an API process died right after starting; stopping");
   expect(output).not.toContain("starting another");
   expect(childrenOf(supervisor.pid!)).toEqual([]);
+}, 120_000);
+
+it("a scrape of /metrics from either process reports the requests both answered", async () => {
+  supervisor = startSupervisor();
+  const exited = new Promise<number | null>((resolve) => supervisor!.once("exit", (code) => resolve(code)));
+  await ready();
+  await waitFor(async () => childrenOf(supervisor!.pid!).length === 2, {
+    timeoutMs: 60_000,
+    what: "two API processes",
+  });
+  const prisma = createPrisma({ databaseUrl, poolMax: 1 });
+  const { key } = await createApiKey(
+    { prisma, now: () => new Date() },
+    { name: "scraper", scopes: ["admin"] },
+  );
+  await prisma.$disconnect();
+  const headers = { authorization: `Bearer ${key}` };
+
+  // Round robin over the two processes: each answers about half of these.
+  for (let i = 0; i < 10; i++)
+    expect((await fetch(`http://127.0.0.1:${port}/v1/agents`, { headers })).status).toBe(200);
+  for (let scrape = 0; scrape < 2; scrape++) {
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/^svc_http_requests_total\{method="GET",route="\/v1\/agents",status="200"\} 10$/m);
+    // Queue sizes come once, from the process that answered (never summed over processes).
+    expect(text.match(/^svc_queue_jobs\{queue="delivery",state="waiting"\} \d+$/gm)).toHaveLength(1);
+    expect(text.match(/^# TYPE svc_queue_jobs gauge$/gm)).toHaveLength(1);
+  }
+
+  supervisor.kill("SIGTERM");
+  expect(await Promise.race([exited, sleep(30_000).then(() => `still running:\n${output}`)])).toBe(0);
 }, 120_000);

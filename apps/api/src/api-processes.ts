@@ -1,5 +1,6 @@
 import cluster, { type Worker } from "node:cluster";
-import type { Logger } from "@svc/log";
+import { AppError } from "@svc/core";
+import { metrics, type Logger } from "@svc/log";
 
 // `api.processes` > 1: this process supervises that many API processes sharing the port
 // (node:cluster; the supervisor accepts and hands connections round robin). The supervisor alone
@@ -10,6 +11,14 @@ import type { Logger } from "@svc/log";
 
 type Command = "shutdown" | "force";
 const MESSAGE_KEY = "svc:api-process";
+/** An API process asks the supervisor for the summed metrics of all of them (docs/operations.md "Metrics"). */
+const METRICS_KEY = "svc:api-metrics";
+
+interface MetricsAnswer {
+  id: number;
+  text?: string;
+  error?: string;
+}
 
 export interface SuperviseOptions {
   count: number;
@@ -54,6 +63,17 @@ export function superviseApiProcesses(options: SuperviseOptions): void {
     tell("shutdown");
   };
 
+  cluster.on("message", (worker, message: unknown) => {
+    const id = (message as Record<string, unknown> | null)?.[METRICS_KEY];
+    if (typeof id !== "number") return;
+    const answer = (body: Omit<MetricsAnswer, "id">) => {
+      if (worker.isConnected()) worker.send({ [METRICS_KEY]: { id, ...body } });
+    };
+    metrics.clusterMetricsText().then(
+      (text) => answer({ text }),
+      (error: unknown) => answer({ error: (error as Error).message }),
+    );
+  });
   cluster.on("exit", (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker.id) ?? 0);
     startedAt.delete(worker.id);
@@ -97,6 +117,7 @@ export function superviseApiProcesses(options: SuperviseOptions): void {
  * first SIGTERM, "force" as the second. A lost supervisor (its channel closes) counts as shutdown.
  */
 export function supervisorSignals(): SignalRelay {
+  metrics.reportToSupervisor();
   const source = new SignalRelay();
   let told = false;
   const ignore = () => undefined;
@@ -142,3 +163,37 @@ export class SignalRelay {
 }
 
 export const isSupervisedApiProcess = (): boolean => cluster.isWorker;
+
+let metricsRequests = 0;
+
+/** A scrape that cannot report the whole API answers 503 (Prometheus tries again next interval). */
+const unavailable = (detail: string) =>
+  new AppError("unavailable", detail, { headers: { "Retry-After": "5" } });
+
+/**
+ * In an API process under a supervisor: the metrics every API process counted, summed by the
+ * supervisor, so any process answering a scrape reports the whole API (docs/operations.md
+ * "Metrics").
+ */
+export function metricsOfAllApiProcesses(timeoutMs = 6_000): Promise<string> {
+  const id = ++metricsRequests;
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: unknown) => {
+      const answer = (message as Record<string, MetricsAnswer | undefined> | null)?.[METRICS_KEY];
+      if (answer?.id !== id) return;
+      finish();
+      if (answer.text !== undefined) resolve(answer.text);
+      else reject(unavailable(`the supervisor could not gather the metrics: ${answer.error ?? "no answer"}`));
+    };
+    const timer = setTimeout(() => {
+      finish();
+      reject(unavailable(`the supervisor did not answer for the metrics within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const finish = () => {
+      clearTimeout(timer);
+      process.off("message", onMessage);
+    };
+    process.on("message", onMessage);
+    process.send!({ [METRICS_KEY]: id });
+  });
+}

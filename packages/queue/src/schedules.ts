@@ -1,3 +1,4 @@
+import { metrics } from "@svc/log";
 import type { JobHandler } from "./worker";
 import type { Queues } from "./producers";
 
@@ -75,6 +76,22 @@ export function sweepHandler(
   return async ({ sweep }) => {
     const found = byName.get(sweep);
     if (found === undefined) return { skipped: "unknown sweep" };
-    return found.run({ sweep, now: now() });
+    try {
+      const result = await found.run({ sweep, now: now() });
+      metrics.sweepRuns.inc({ sweep, outcome: "ok" });
+      const rows = rowsOf(result);
+      if (rows > 0) metrics.sweepRows.inc({ sweep }, rows);
+      return result;
+    } catch (error) {
+      metrics.sweepRuns.inc({ sweep, outcome: "error" });
+      throw error;
+    }
   };
+}
+
+// Sweeps answer with counts (`{found: 3, jobIds: [...]}`, `{expired: 2}`): their sum is the rows it moved.
+function rowsOf(result: unknown): number {
+  if (typeof result === "number") return result;
+  if (result === null || typeof result !== "object") return 0;
+  return Object.values(result).reduce<number>((sum, v) => sum + (typeof v === "number" ? v : 0), 0);
 }

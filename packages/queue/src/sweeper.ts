@@ -14,6 +14,8 @@ export interface RequeueStuckOptions<N extends JobName> {
   limit?: number;
   /** A job id of the job's own instead of the catalog's (a job with several ids per row). */
   jobId?: (payload: JobPayload<N>) => string;
+  /** Enqueue at the head of the queue (rows that already waited their turn once). */
+  lifo?: boolean;
 }
 
 export interface RequeueStuckResult {
@@ -30,7 +32,11 @@ export async function requeueStuck<N extends JobName>(
   // Same payload twice in one listing would be one job anyway; dedupe before the round trip.
   const unique = new Map(payloads.map((payload) => [jobIdOf(payload), payload]));
   const jobIds = await options.queues.enqueueBulk(
-    [...unique].map(([jobId, payload]) => ({ name: options.job, payload, opts: { jobId } })),
+    [...unique].map(([jobId, payload]) => ({
+      name: options.job,
+      payload,
+      opts: { jobId, ...(options.lifo ? { lifo: true } : {}) },
+    })),
   );
   return { found: unique.size, jobIds };
 }

@@ -1,53 +1,53 @@
 import type { RequestHandler } from "express";
 import type { Redis } from "ioredis";
 import { AppError } from "@svc/core";
+import { takeTokens, type TokenGrant } from "@svc/queue";
 
-// Per-key rate limit shared by every API process through Redis (DECISIONS `api.rate_limit`).
-// A token bucket in one Lua script: atomic, one round trip, no clock skew between API processes
-// (Redis's own TIME is the clock). Small enough that a library would add more than it saves.
-const TOKEN_BUCKET = `
-local key = KEYS[1]
-local rate = tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local state = redis.call('HMGET', key, 'tokens', 'at')
-local tokens = tonumber(state[1]) or burst
-local at = tonumber(state[2]) or now
-tokens = math.min(burst, tokens + (now - at) * rate / 1000)
-local allowed = 0
-local wait = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-  allowed = 1
-else
-  wait = math.ceil((1 - tokens) * 1000 / rate)
-end
-redis.call('HSET', key, 'tokens', tokens, 'at', now)
-redis.call('PEXPIRE', key, math.ceil(burst * 1000 / rate) + 1000)
-return {allowed, wait}
-`;
+// Per-key rate limit shared by every API process through Redis (`api.rate_limit`; docs/api.md,
+// "Limits and defaults").
+// A token bucket shared by every API process (`takeTokens`, one Lua script with Redis's own clock).
 
 export interface RateLimitOptions {
   enabled: boolean;
   per_second: number;
   burst: number;
+  /** While Redis is unreachable: serve unlimited (`open`) or answer 503 (`closed`). */
+  on_redis_error: "open" | "closed";
 }
 
-export function rateLimit(redis: Redis, prefix: string, options: RateLimitOptions): RequestHandler {
+/** What a client is told to wait while Redis is unreachable (a restart takes seconds). */
+export const REDIS_RETRY_AFTER_SECONDS = 5;
+
+export interface RateLimitLogger {
+  warn(message: string, meta?: Record<string, unknown>): void;
+}
+
+export function rateLimit(
+  redis: Redis,
+  prefix: string,
+  options: RateLimitOptions,
+  logger?: RateLimitLogger,
+): RequestHandler {
   if (!options.enabled) return (_req, _res, next) => next(); // off costs nothing per request
+  const outage = outageLog(logger);
+  const bucket = { perSecond: options.per_second, burst: options.burst, idleMs: 1000 };
   return async (_req, res, next) => {
     const principal = res.locals.principal as { keyId: string } | undefined;
     if (!principal) return next();
-    const [allowed, waitMs] = (await redis.eval(
-      TOKEN_BUCKET,
-      1,
-      `${prefix}:ratelimit:${principal.keyId}`,
-      options.per_second,
-      options.burst,
-    )) as [number, number];
-    if (allowed === 1) return next();
-    const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+    let grant: TokenGrant;
+    try {
+      grant = await takeTokens(redis, `${prefix}:ratelimit:${principal.keyId}`, bucket, 1);
+    } catch (error) {
+      // Redis unreachable (the client fails fast, docs/operations.md "While Redis is down").
+      outage(error);
+      if (options.on_redis_error === "open") return next();
+      throw new AppError("unavailable", "the rate limiter cannot reach Redis; retry the request", {
+        headers: { "Retry-After": String(REDIS_RETRY_AFTER_SECONDS) },
+        cause: error,
+      });
+    }
+    if (grant.granted === 1) return next();
+    const retryAfter = Math.max(1, Math.ceil(grant.waitMs / 1000));
     throw new AppError(
       "rate_limited",
       `rate limit of ${options.per_second} requests per second for this API key exceeded; retry in ${retryAfter} s`,
@@ -55,5 +55,18 @@ export function rateLimit(redis: Redis, prefix: string, options: RateLimitOption
         headers: { "Retry-After": String(retryAfter) },
       },
     );
+  };
+}
+
+// One warning per outage rather than one per request: an outage under load is thousands of them.
+function outageLog(logger: RateLimitLogger | undefined, quietMs = 10_000): (error: unknown) => void {
+  let lastAt = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - lastAt < quietMs) return;
+    lastAt = now;
+    logger?.warn("rate limiter cannot reach redis", {
+      error: error instanceof Error ? error.message : String(error),
+    });
   };
 }

@@ -15,7 +15,7 @@ export type ClaimResult =
   | { kind: "leased"; until: Date };
 
 export async function claimMessage(
-  deps: Pick<DeliveryDeps, "prisma" | "config">,
+  deps: Pick<DeliveryDeps, "prisma" | "config" | "logger">,
   messageId: string,
   generation: number,
   now: Date,
@@ -39,6 +39,13 @@ export async function claimMessage(
     if (row.lease_until && row.lease_until.getTime() > now.getTime())
       return { kind: "leased", until: row.lease_until };
     const claimed = await takeOverLapsedLease(deps.prisma, claim);
+    // Expected after a crash; while every worker lives it means a run stalled past its lease.
+    if (claimed)
+      deps.logger.warn("delivery lease taken over", {
+        message_id: messageId,
+        generation,
+        lease_until: row.lease_until?.toISOString() ?? null,
+      });
     return claimed ? { kind: "claimed", message: claimed } : { kind: "skip", reason: "lost the claim" };
   }
   return { kind: "skip", reason: row.status };

@@ -8,7 +8,9 @@ import {
 } from "@svc/store";
 import { claimMessage } from "./claim-message";
 import { channelError, planRetry, runStateOf, tryOutcome } from "./delivery-run";
-import { deliveryBatches } from "./delivery-batches";
+import { deliveryBatches, type DeliveryBatches } from "./delivery-batches";
+import { leaseKeeperFor, type HeldClaim } from "./lease-keeper";
+import { countDeliveryAttempts, recordEventToSent, recordFinalMessage } from "../metrics/record-metrics";
 import type { DeliveryDeps } from "./delivery-types";
 import { sendToChannel, type AttemptRecord } from "./send-to-channel";
 import { textingHoursAt } from "./texting-hours-at-delivery";
@@ -26,7 +28,16 @@ export class DeliveryLeaseHeldError extends Error {
 }
 
 /**
- * The `deliver-message` use case (SPEC 3.1 from `queued`; docs/delivery.md): claim, re-check,
+ * This run's lease renewals failed long enough that another worker may take the claim over, so it
+ * sends nothing (docs/operations.md "A claim that may have lapsed"); BullMQ retries the job, which
+ * claims the message again.
+ */
+export class DeliveryClaimMayHaveLapsedError extends Error {
+  override readonly name = "DeliveryClaimMayHaveLapsedError";
+}
+
+/**
+ * The `deliver-message` use case (from `queued`: docs/messages.md, docs/delivery.md): claim, re-check,
  * screening seam, then the planned channels in order. Provider sends are at least once: a crash
  * after a provider accepted and before the `sent` write, or a slow worker whose lease was taken over,
  * sends again; the message id is every provider's idempotency key. Internal state changes once.
@@ -50,7 +61,22 @@ export async function deliverMessage(
       return scheduleNext(deps, claim.message, "queued", claim.message.send_at, now);
     message = claim.message;
   }
+  // The lease is renewed while this run holds the claim (lease-keeper.ts).
+  const held = leaseKeeperFor(deps).hold(message);
+  try {
+    return await deliverClaimed(deps, batches, message, held);
+  } finally {
+    held.release();
+  }
+}
 
+async function deliverClaimed(
+  deps: DeliveryDeps,
+  batches: DeliveryBatches,
+  message: MessageRow,
+  held: HeldClaim,
+): Promise<DeliveryOutcome> {
+  const now = deps.now();
   const recheck = await batches.recheck.add({ message, now });
   if (!recheck.ok) return finish(deps, message, "suppressed", recheck.reason, now);
   // Screening seam (docs/screening.md): an agent message without a verdict goes to screening here.
@@ -75,6 +101,10 @@ export async function deliverMessage(
     if (hours.kind === "wait") return waitForTextingHours(deps, message, channel, hours.until);
 
     const at = deps.now();
+    if (!held.safeToSend(at))
+      throw new DeliveryClaimMayHaveLapsedError(
+        `message ${message.id}: its lease was not renewed in time, another worker may take it over; not sending`,
+      );
     const attempts = await sendToChannel(deps, {
       message,
       channel,
@@ -84,11 +114,20 @@ export async function deliverMessage(
       allowUnsubscribe: recheck.allowUnsubscribe,
       links,
     });
+    countDeliveryAttempts(attempts);
     const outcome = tryOutcome(attempts);
     if (outcome === "sent") {
       // Attempts and `sent` in one write, batched with the other jobs' (writeSentBatch).
-      const won = await batches.writeSent.add({ message, channel, at, attempts, sentAt: deps.now() });
-      return won ? { status: "sent", channel } : { status: "skipped", reason: "lease lost after sending" };
+      const sentAt = deps.now();
+      const written = await batches.writeSent.add({ message, channel, at, attempts, sentAt });
+      if (!written.won) {
+        // Another run took the claim over meanwhile (docs/operations.md "Recovery guarantees").
+        deps.logger.warn("delivery lease lost after sending", { message_id: message.id, channel });
+        return { status: "skipped", reason: "lease lost after sending" };
+      }
+      recordFinalMessage("sent", null);
+      recordEventToSent(written.eventCreatedAt, sentAt);
+      return { status: "sent", channel };
     }
     await recordDeliveryAttempts(deps.prisma, message.id, at, attempts);
     if (outcome === "retry") {
@@ -184,6 +223,7 @@ async function finish(
 ): Promise<DeliveryOutcome> {
   const won = await finishSendingMessage(deps.prisma, message, status, reason, now);
   if (!won) return { status: "skipped", reason: "lease lost" };
+  recordFinalMessage(status, reason);
   deps.logger.info(`delivery ${status}`, { message_id: message.id, status_reason: reason });
   return { status, reason };
 }

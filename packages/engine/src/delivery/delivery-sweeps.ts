@@ -1,4 +1,4 @@
-import { REASON } from "@svc/core";
+import { REASON, recoveryTimings, type RecoveryTimings } from "@svc/core";
 import { requeueStuck, type Queues, type Sweep } from "@svc/queue";
 import {
   bumpLapsedLeases,
@@ -7,17 +7,21 @@ import {
   type BumpedMessage,
   type PrismaClient,
 } from "@svc/store";
+import { recordFinalMessage } from "../metrics/record-metrics";
 
-// Sweeps of the delivery queue (docs/delivery.md). A bumped generation turns an older job still in
-// flight or in Redis into a no-op at its claim.
+// Sweeps of the delivery queue (docs/delivery.md, docs/operations.md "Recovery guarantees"). A
+// bumped generation turns an older job still in flight or in Redis into a no-op at its claim.
 
 export interface DeliverySweepDeps {
   prisma: PrismaClient;
   queues: Pick<Queues, "enqueueBulk">;
 }
 
-/** Queued rows whose job should have run this long ago are presumed to have lost it. */
-export const REQUEUE_DUE_GRACE_MS = 60_000;
+type SweepTimings = Pick<RecoveryTimings, "sweepEveryMs" | "overdueQueuedGraceMs">;
+const DEFAULT_TIMINGS = recoveryTimings({ lease_seconds: 30, sweep_seconds: 10 });
+
+/** Queued rows whose job should have run this long ago are presumed to have lost it (at the defaults). */
+export const REQUEUE_DUE_GRACE_MS = DEFAULT_TIMINGS.overdueQueuedGraceMs;
 const BATCH = 500;
 
 /** `expire-queued`: still queued at `expires_at` → `suppressed` / `expired` (docs/delivery.md "Sweeps"). */
@@ -25,37 +29,46 @@ export function expireQueuedSweep(deps: Pick<DeliverySweepDeps, "prisma">, every
   return {
     name: "expire-queued",
     every,
-    run: async ({ now }) => ({ expired: await expireQueuedMessages(deps.prisma, now, REASON.expired) }),
+    run: async ({ now }) => {
+      const expired = await expireQueuedMessages(deps.prisma, now, REASON.expired);
+      recordFinalMessage("suppressed", REASON.expired, expired);
+      return { expired };
+    },
   };
 }
 
-/** `reclaim-leases`: `sending` rows whose lease ran out (killed worker, lost retry job) get a new job. */
-export function reclaimLeasesSweep(deps: DeliverySweepDeps, every = 30_000): Sweep {
+/**
+ * `reclaim-leases`: `sending` rows whose lease ran out (a killed worker stops renewing it, a parked
+ * retry reached its time and its job is lost) get a new job.
+ */
+export function reclaimLeasesSweep(deps: DeliverySweepDeps, timings: SweepTimings = DEFAULT_TIMINGS): Sweep {
   return {
     name: "reclaim-leases",
-    every,
+    every: timings.sweepEveryMs,
     run: ({ now }) => bumpAndEnqueue(deps, (limit) => bumpLapsedLeases(deps.prisma, now, limit)),
   };
 }
 
-/** `requeue-due`: queued rows due more than a minute ago whose job may never have reached Redis. */
-export function requeueDueSweep(deps: DeliverySweepDeps, every = 60_000): Sweep {
+/** `requeue-due`: queued rows due longer than the grace ago whose job may never have reached Redis. */
+export function requeueDueSweep(deps: DeliverySweepDeps, timings: SweepTimings = DEFAULT_TIMINGS): Sweep {
   return {
     name: "requeue-due",
-    every,
+    every: timings.sweepEveryMs,
     run: ({ now }) =>
       bumpAndEnqueue(deps, (limit) =>
-        bumpOverdueQueued(deps.prisma, new Date(now.getTime() - REQUEUE_DUE_GRACE_MS), now, limit),
+        bumpOverdueQueued(deps.prisma, new Date(now.getTime() - timings.overdueQueuedGraceMs), now, limit),
       ),
   };
 }
 
-export function deliverySweeps(deps: DeliverySweepDeps): Sweep[] {
-  return [expireQueuedSweep(deps), reclaimLeasesSweep(deps), requeueDueSweep(deps)];
+export function deliverySweeps(deps: DeliverySweepDeps, timings: SweepTimings = DEFAULT_TIMINGS): Sweep[] {
+  return [expireQueuedSweep(deps), reclaimLeasesSweep(deps, timings), requeueDueSweep(deps, timings)];
 }
 
 // A job that may still exist in Redis under the old id would swallow the add, so the rows move to
-// the next generation first (packages/store: message-sweeps.ts) and the new ids are enqueued.
+// the next generation first (packages/store: message-sweeps.ts) and the new ids are enqueued at
+// the head of the queue (`lifo`): a message recovered from a long backlog must not be sent to its
+// back again, where the next run would find it overdue once more.
 function bumpAndEnqueue(deps: DeliverySweepDeps, bump: (limit: number) => Promise<BumpedMessage[]>) {
-  return requeueStuck({ queues: deps.queues, job: "deliver-message", limit: BATCH, list: bump });
+  return requeueStuck({ queues: deps.queues, job: "deliver-message", limit: BATCH, list: bump, lifo: true });
 }

@@ -190,6 +190,7 @@ describe("retryDeadJobs", () => {
       digests: 0,
       screening: 0,
       callbacks: 2,
+      broadcasts: 0,
     });
     await waitFor(async () => done.length === 3);
     expect(done.sort()).toEqual(["cbk_D1", "cbk_D2", "evt_R1"]);

@@ -85,3 +85,22 @@ export async function claimDueMessages(
     return row;
   });
 }
+
+/**
+ * The heartbeat of running sends: pushes the lease of each still-claimed row (this generation,
+ * `sending`, with a lease) out to `leaseUntil`, never shortening it. A row that moved on (sent,
+ * parked for a retry under the next generation, handed to screening) is left alone. Returns how
+ * many leases were renewed.
+ */
+export async function renewDeliveryLeases(
+  db: PrismaClientOrTransaction,
+  claims: readonly ClaimRequest[],
+  leaseUntil: Date,
+): Promise<number> {
+  if (claims.length === 0) return 0;
+  return db.$executeRaw(Prisma.sql`
+    UPDATE messages m SET lease_until = ${leaseUntil}
+    FROM unnest(${claims.map((c) => c.messageId)}::text[], ${claims.map((c) => c.generation)}::int[]) AS j(id, generation)
+    WHERE m.id = j.id AND m.generation = j.generation AND m.status = 'sending'
+      AND m.lease_until IS NOT NULL AND m.lease_until < ${leaseUntil}`);
+}

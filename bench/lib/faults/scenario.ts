@@ -1,0 +1,336 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { Pool } from "pg";
+import { newId } from "@svc/core";
+import { createApiKey } from "@svc/engine";
+import { createTestDatabase, type TestDatabase } from "@svc/testkit";
+import { postEvents } from "./load";
+import { startOwnRedis, type OwnRedis } from "./redis-server";
+import { WebhookSink } from "./sink";
+import {
+  freePort,
+  startApi,
+  startWorker,
+  writeConfig,
+  type FaultRunSettings,
+  type SvcProcess,
+} from "./svc-processes";
+
+// One fault run (test/faults and `npm run bench:faults` share it): svc's processes against a
+// Redis of their own and a fresh database, `events` events posted through the API to a webhook
+// sink, the fault injected once the sink has seen a third of them, then a wait until every
+// accepted event's message is `sent`. docs/operations.md "Recovery guarantees".
+
+export const FAULTS = [
+  "kill-all-in-one",
+  "kill-split-workers",
+  "redis-restart-empty",
+  "redis-restart-aof",
+  "postgres-terminate",
+] as const;
+export type FaultName = (typeof FAULTS)[number];
+
+export interface FaultRunOptions {
+  fault: FaultName;
+  events: number;
+  settings: FaultRunSettings;
+  /** How long to wait for everything to be final after the last fault. */
+  finalWithinMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface RepeatTrace {
+  id: string;
+  /** When each send arrived (ms after the fault) and which process sent it. */
+  arrivals: { at: number; from: string }[];
+  attempts: { at: number; ok: boolean; error: string | null }[];
+}
+
+export interface FaultRunResult {
+  fault: FaultName;
+  accepted: number;
+  sent: number;
+  /** Accepted events whose message is not `sent` when the wait ended. */
+  lost: number;
+  /** Extra arrivals at the sink (a message id seen n times counts n - 1). */
+  duplicates: number;
+  /**
+   * Repeated message ids the fault does not explain (must be 0): after a SIGKILL a repeat must
+   * include a send by the killed process (it died before recording it); after Postgres sessions
+   * were terminated, the first send's `sent` write failed with its session; a Redis fault
+   * explains none.
+   */
+  repeatsUnexplained: number;
+  /**
+   * Repeats the fault does not explain but an earlier attempt does: svc gave up waiting for the
+   * sink's answer (it timed out) and sent again. Expected only on a machine so loaded that a
+   * request waits longer than the channel's timeout.
+   */
+  repeatsAfterTimeout: number;
+  /** The first few of those, with each arrival and each stored attempt, to trace the cause. */
+  unexplainedTraces: RepeatTrace[];
+  /**
+   * Sends whose run found its claim taken over when it came to record `sent` (the warning
+   * "delivery lease lost after sending", must be 0): two live runs sent the same message.
+   */
+  sendsAfterLostLease: number;
+  /** Messages the sink had seen (or was about to) and svc had not recorded `sent` at the fault. */
+  inFlightAtFault: number;
+  /** API answers ≥ 500 during the run (500s among them), and requests that got no answer at all. */
+  fiveXx: number;
+  internalErrors: number;
+  networkErrors: number;
+  /** From the last fault until every accepted event's message was `sent` (null: not within the wait). */
+  secondsToFinal: number | null;
+}
+
+interface Running {
+  processes: SvcProcess[];
+  apiUrls: () => string[];
+}
+
+interface FaultPlan {
+  start(configFile: string): Promise<Running>;
+  /** Injects the fault; resolves with the time the last fault ended (ms). */
+  inject(ctx: { running: Running; redis: OwnRedis; db: TestDatabase; configFile: string }): Promise<number>;
+}
+
+const SPLIT_NON_DELIVERY = ["ingest", "policy", "digests", "screening", "callbacks", "scheduler"];
+
+const liveUrls = (processes: SvcProcess[]) => () =>
+  processes
+    .filter((p) => p.url && p.child.exitCode === null && p.child.signalCode === null)
+    .map((p) => p.url!);
+
+const allInOne = async (configFile: string, count: number): Promise<Running> => {
+  const processes = await Promise.all(
+    Array.from({ length: count }, (_, i) => startApi(`all-in-one-${i + 1}`, configFile, { embedded: true })),
+  );
+  return { processes, apiUrls: liveUrls(processes) };
+};
+
+const restartRedis = async ({ redis }: { redis: OwnRedis }) => {
+  await redis.kill();
+  await sleep(3_000);
+  await redis.start();
+  return Date.now();
+};
+
+const PLANS: Record<FaultName, FaultPlan> = {
+  // Two all-in-one processes; one is SIGKILLed and not restarted: the other finishes its work.
+  "kill-all-in-one": {
+    start: (configFile) => allInOne(configFile, 2),
+    async inject({ running }) {
+      await running.processes[0]!.kill();
+      return Date.now();
+    },
+  },
+  // API + one worker for ingest and the rest + two delivery workers. The first delivery worker
+  // and the ingest worker are SIGKILLed together; a supervisor restarts the ingest worker.
+  "kill-split-workers": {
+    async start(configFile) {
+      const processes = await Promise.all([
+        startApi("api", configFile, { embedded: false }),
+        startWorker("worker-ingest", configFile, SPLIT_NON_DELIVERY),
+        startWorker("worker-delivery-1", configFile, ["delivery"]),
+        startWorker("worker-delivery-2", configFile, ["delivery"]),
+      ]);
+      return { processes, apiUrls: liveUrls(processes) };
+    },
+    async inject({ running, configFile }) {
+      await Promise.all([running.processes[1]!.kill(), running.processes[2]!.kill()]);
+      const at = Date.now();
+      running.processes.push(await startWorker("worker-ingest-restarted", configFile, SPLIT_NON_DELIVERY));
+      return at;
+    },
+  },
+  // Redis SIGKILLed, back 3 s later without its data (no persistence).
+  "redis-restart-empty": { start: (configFile) => allInOne(configFile, 1), inject: restartRedis },
+  // Redis SIGKILLed, back 3 s later from its append-only file (fsync every second).
+  "redis-restart-aof": { start: (configFile) => allInOne(configFile, 1), inject: restartRedis },
+  // Every Postgres session of svc terminated, twice, a second apart.
+  "postgres-terminate": {
+    start: (configFile) => allInOne(configFile, 1),
+    async inject({ db }) {
+      const admin = new Pool({ connectionString: db.databaseUrl, max: 1 });
+      try {
+        for (let i = 0; i < 2; i++) {
+          if (i > 0) await sleep(1_000);
+          await admin.query(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+          );
+        }
+      } finally {
+        await admin.end();
+      }
+      return Date.now();
+    },
+  },
+};
+
+export async function runFaultScenario(options: FaultRunOptions): Promise<FaultRunResult> {
+  const log = options.log ?? (() => undefined);
+  const plan = PLANS[options.fault];
+  const redis = await startOwnRedis(await freePort(), { appendonly: options.fault === "redis-restart-aof" });
+  const db = await createTestDatabase(`faults_${options.fault}`);
+  const pool = new Pool({ connectionString: db.databaseUrl, max: 2 });
+  pool.on("error", () => undefined);
+  const sink = new WebhookSink();
+  await sink.start();
+  let running: Running | undefined;
+  try {
+    await setUpRows(pool, options.events);
+    const { key } = await createApiKey(
+      { prisma: db.prisma, now: () => new Date() },
+      { name: "faults", scopes: ["events:write"] },
+    );
+    await db.prisma.$disconnect();
+    const configFile = writeConfig({
+      databaseUrl: db.databaseUrl,
+      redisUrl: redis.url,
+      prefix: `faults_${Date.now()}`,
+      sinkUrl: sink.url,
+      settings: options.settings,
+    });
+    running = await plan.start(configFile);
+    log(`${options.fault}: ${running.processes.length} processes up, posting ${options.events} events`);
+
+    const posting = postEvents({
+      urls: running.apiUrls,
+      key,
+      count: options.events,
+      concurrency: 16,
+      body: (n) => ({ name: "fault.drill", recipient: `fault-${n}`, data: { n } }),
+    });
+    const third = Math.ceil(options.events / 3);
+    const thirdBy = Date.now() + 120_000;
+    while (sink.total < third) {
+      if (Date.now() > thirdBy)
+        throw new Error(`${options.fault}: only ${sink.total} of ${third} sends reached the sink within 120 s`);
+      await sleep(20);
+    }
+    const sentBefore = await sentIds(pool);
+    const faultAt = Date.now();
+    const lastFaultAt = await plan.inject({ running, redis, db, configFile });
+    log(`${options.fault}: fault at ${sink.total} arrivals, over after ${lastFaultAt - faultAt} ms`);
+    // In flight: arrived (or on its way, a second's grace) and not yet recorded as sent.
+    await sleep(Math.max(0, faultAt + 1_000 - Date.now()));
+    await sink.flush();
+    const inFlight = [...sink.idsBy(faultAt + 1_000)].filter((id) => !sentBefore.has(id));
+
+    const posted = await posting;
+    const accepted = posted.accepted.size;
+    const deadline = lastFaultAt + (options.finalWithinMs ?? 60_000);
+    let finalAt: number | null = null;
+    let sent = 0;
+    while (Date.now() <= deadline) {
+      sent = await sentCount(pool);
+      if (sent >= accepted) {
+        finalAt = Date.now();
+        break;
+      }
+      await sleep(200);
+    }
+    const lost = await lostCount(pool);
+    await sink.flush();
+    const repeated = sink.repeated();
+    const killed = new Set(running.processes.filter((p) => p.killed).map((p) => p.name));
+    // The sink answers 200 to every request it reads, so a failed attempt means svc stopped
+    // waiting for the answer (a timeout on a starved machine): DECISIONS' "a timeout after the
+    // provider accepted", which repeats the send by design.
+    const unanswered = await idsWithFailedAttempts(pool, [...repeated.keys()]);
+    const byFault = [...repeated]
+      .filter(
+        ([, arrivals]) => options.fault !== "postgres-terminate" && !arrivals.some((a) => killed.has(a.from)),
+      )
+      .map(([id]) => id);
+    const unexplained = byFault.filter((id) => !unanswered.has(id));
+    const warnings = running.processes.flatMap((p) => p.warnings);
+    return {
+      fault: options.fault,
+      accepted,
+      sent,
+      lost,
+      duplicates: [...repeated.values()].reduce((sum, arrivals) => sum + arrivals.length - 1, 0),
+      repeatsUnexplained: unexplained.length,
+      repeatsAfterTimeout: byFault.length - unexplained.length,
+      unexplainedTraces: await traceRepeats(pool, sink, unexplained.slice(0, 5), faultAt),
+      sendsAfterLostLease: warnings.filter((w) => w.message === "delivery lease lost after sending").length,
+      inFlightAtFault: inFlight.length,
+      fiveXx: posted.fiveXx.length,
+      internalErrors: posted.fiveXx.filter((a) => a.status === 500).length,
+      networkErrors: posted.networkErrors,
+      secondsToFinal: finalAt === null ? null : Math.max(0, finalAt - lastFaultAt) / 1000,
+    };
+  } finally {
+    await Promise.all((running?.processes ?? []).map((p) => p.kill()));
+    await pool.end();
+    await sink.close();
+    await redis.stop();
+    await db.drop();
+  }
+}
+
+/** One template, one rule sending every `fault.drill` on the webhook channel, one person per event. */
+async function setUpRows(pool: Pool, events: number): Promise<void> {
+  await pool.query(`INSERT INTO templates (key, locales, updated_at) VALUES ('drill', $1, now())`, [
+    JSON.stringify({ en: { title: "Drill {{ data.n }}", body: "Event {{ data.n }}" } }),
+  ]);
+  await pool.query(
+    `INSERT INTO rules (key, event, template, category, channels, condition, digest, updated_at)
+     VALUES ('drill', 'fault.drill', 'drill', 'transactional', ARRAY['hook'], NULL, NULL, now())`,
+  );
+  const ids = Array.from({ length: events }, () => newId("recipient"));
+  await pool.query(
+    `INSERT INTO recipients (id, external_id, updated_at)
+     SELECT id, 'fault-' || (n - 1), now() FROM unnest($1::text[]) WITH ORDINALITY AS t(id, n)`,
+    [ids],
+  );
+  await pool.query(
+    `INSERT INTO addresses (recipient_id, channel, value) SELECT r, 'hook', 'hook-' || r FROM unnest($1::text[]) AS r`,
+    [ids],
+  );
+}
+
+async function sentIds(pool: Pool): Promise<Set<string>> {
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT id FROM messages WHERE status IN ('sent', 'delivered')`,
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+async function traceRepeats(pool: Pool, sink: WebhookSink, ids: string[], faultAt: number) {
+  const { rows } = await pool.query<{ message_id: string; at: Date; ok: boolean; error: string | null }>(
+    `SELECT message_id, at, ok, error FROM delivery_attempts WHERE message_id = ANY($1::text[]) ORDER BY at`,
+    [ids],
+  );
+  return ids.map((id) => ({
+    id,
+    arrivals: (sink.received.get(id) ?? []).map((a) => ({ at: a.at - faultAt, from: a.from })),
+    attempts: rows
+      .filter((r) => r.message_id === id)
+      .map((r) => ({ at: r.at.getTime() - faultAt, ok: r.ok, error: r.error })),
+  }));
+}
+
+async function idsWithFailedAttempts(pool: Pool, ids: string[]): Promise<Set<string>> {
+  const { rows } = await pool.query<{ message_id: string }>(
+    `SELECT DISTINCT message_id FROM delivery_attempts WHERE message_id = ANY($1::text[]) AND NOT ok`,
+    [ids],
+  );
+  return new Set(rows.map((r) => r.message_id));
+}
+
+async function sentCount(pool: Pool): Promise<number> {
+  const { rows } = await pool.query(
+    `SELECT count(*)::int AS n FROM messages WHERE status IN ('sent', 'delivered')`,
+  );
+  return rows[0].n as number;
+}
+
+async function lostCount(pool: Pool): Promise<number> {
+  const { rows } = await pool.query(
+    `SELECT count(*)::int AS n FROM events e
+      WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.event_id = e.id AND m.status IN ('sent', 'delivered'))`,
+  );
+  return rows[0].n as number;
+}
