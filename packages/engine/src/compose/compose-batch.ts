@@ -1,0 +1,106 @@
+import { AppError } from "@svc/core";
+import {
+  findMessagesByDedupKeys,
+  insertComposedMessages,
+  saveFatigueState,
+  type CategoryRow,
+  type HistoryQuery,
+  type TemplateRow,
+  type TransactionClient,
+} from "@svc/store";
+import { announceHeldItems, heldMessageNotice } from "../approvals/review-notices";
+import { ComposeReferenceError } from "./compose-errors";
+import { decideMessage, historyQueryOfRequest, type DecidedMessage } from "./compose-message";
+import { readPolicyHistories } from "./policy-history";
+import type { ComposeDeps, ComposeRequest, ComposeResult } from "./compose-types";
+import { readCompositionRowsOf, type CompositionRows } from "./composition-rows";
+
+/** Each request's result, or the refusal composeMessage would have thrown for it. */
+export type ComposeOutcome = { ok: true; result: ComposeResult } | { ok: false; error: unknown };
+
+/**
+ * composeMessage for several requests of different people, under the caller's transaction and
+ * every person's lock: the messages their dedup keys already name in one statement (returned as
+ * duplicates, as composeMessage returns them), the rows read in a few statements for the rest,
+ * each decided as composeMessage decides it, the messages inserted in one statement. A dedup key
+ * belongs to one person (`brd:<broadcast>:<recipient>`, `evt:…`), so under the locks a key found
+ * free stays free until the insert. Idempotency keys span people and dry runs write nothing: those
+ * compose alone. A refusal found before writing (a reference gone) is that request's outcome; any
+ * other error is thrown (the caller's transaction fails).
+ */
+export async function composeMessagesOfPeople(
+  tx: TransactionClient,
+  deps: ComposeDeps,
+  requests: readonly ComposeRequest[],
+  known?: { templates: TemplateRow[]; categories: CategoryRow[] },
+): Promise<ComposeOutcome[]> {
+  const people = new Set(requests.map((r) => r.recipientId));
+  if (people.size !== requests.length) throw new Error("composeMessagesOfPeople: one request per person");
+  if (requests.some((r) => r.idempotencyKey || r.dryRun))
+    throw new Error("composeMessagesOfPeople: requests with idempotency keys or dry runs compose alone");
+  const taken = await findMessagesByDedupKeys(
+    tx,
+    requests.flatMap((r) => (r.dedupKey ? [r.dedupKey] : [])),
+  );
+  const fresh = requests.filter((r) => !r.dedupKey || !taken.has(r.dedupKey));
+  const rowsOf = await readCompositionRowsOf(tx, fresh, known);
+  const now = deps.now();
+  const decided = new Map<
+    ComposeRequest,
+    { ok: true; rows: CompositionRows; decided: DecidedMessage } | { ok: false; error: unknown }
+  >();
+  const refused = (request: ComposeRequest, error: unknown) => {
+    if (!(error instanceof ComposeReferenceError || error instanceof AppError)) throw error;
+    decided.set(request, { ok: false, error });
+  };
+  // What each person's limits count, read for the whole group in one statement.
+  const counted: { request: ComposeRequest; query: HistoryQuery | null }[] = [];
+  for (const request of fresh) {
+    try {
+      counted.push({ request, query: await historyQueryOfRequest(tx, deps, request, rowsOf(request), now) });
+    } catch (error) {
+      refused(request, error);
+    }
+  }
+  const histories = await readPolicyHistories(
+    tx,
+    counted.map((c) => c.query),
+  );
+  for (const [i, { request, query }] of counted.entries()) {
+    const rows = rowsOf(request);
+    try {
+      const history = { query, rows: histories[i]! };
+      decided.set(request, {
+        ok: true,
+        rows,
+        decided: await decideMessage(tx, deps, request, rows, { duplicateOf: null, history }),
+      });
+    } catch (error) {
+      refused(request, error);
+    }
+  }
+  const toInsert = [...decided.values()].flatMap((d) => (d.ok ? [d.decided.row] : []));
+  const inserted = new Map((await insertComposedMessages(tx, toInsert)).map((row) => [row.id, row]));
+  const outcomes: ComposeOutcome[] = [];
+  for (const request of requests) {
+    const original = request.dedupKey ? taken.get(request.dedupKey) : undefined;
+    if (original) {
+      outcomes.push({ ok: true, result: { message: original, duplicate: true, notices: [] } });
+      continue;
+    }
+    const d = decided.get(request)!;
+    if (!d.ok) {
+      outcomes.push(d);
+      continue;
+    }
+    const { row, fatigue } = d.decided;
+    const message = inserted.get(row.id)!;
+    if (fatigue) await saveFatigueState(tx, row.recipient_id, row.category, fatigue, now);
+    const notices =
+      message.status === "pending_approval"
+        ? await announceHeldItems(tx, deps, [heldMessageNotice(message, d.rows.agent)])
+        : [];
+    outcomes.push({ ok: true, result: { message, duplicate: false, notices } });
+  }
+  return outcomes;
+}

@@ -1,0 +1,3 @@
+export * from "./broadcast-rows";
+export * from "./broadcast-members";
+export * from "./broadcast-chunks";
