@@ -7,6 +7,8 @@ export { $transaction, isTransactionClient, isRetryableTransactionError } from "
 export type { TransactionClient, PrismaClientOrTransaction, TransactionOptions } from "./transaction";
 export {
   lockRecipient,
+  lockRecipients,
+  lockRecipientsInOrder,
   lockAgentHolds,
   lockPhoneNumbers,
   advisoryXactLock,
@@ -47,6 +49,7 @@ export * from "./repositories/events";
 export * from "./repositories/recipients";
 export * from "./repositories/config-resources";
 export * from "./repositories/digests";
+export * from "./repositories/broadcasts";
 export * from "./repositories/api-keys";
 export type { ErasedPerson } from "./repositories/erased-person";
 export * from "./repositories/approvals";

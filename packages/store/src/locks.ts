@@ -11,6 +11,8 @@ export const LockNamespace = {
   agentHolds: 2,
   /** A text number (E.164): STOP/START replies and profile writes that add the number. */
   phoneNumber: 3,
+  /** A broadcast's audience while it is fixed (one planner at a time). */
+  broadcastPlan: 4,
 } as const;
 export type LockNamespace = (typeof LockNamespace)[keyof typeof LockNamespace];
 
@@ -37,6 +39,32 @@ export async function advisoryXactLock(
 /** Serialises per-recipient decisions: call first thing inside the transaction. */
 export function lockRecipient(tx: TransactionClient, recipientKey: string): Promise<void> {
   return advisoryXactLock(tx, LockNamespace.recipient, recipientKey);
+}
+
+/**
+ * lockRecipient for several people in one statement, taken in key order so two holders of several
+ * people never wait on each other in a circle (a batch of direct sends, docs/messages.md).
+ */
+export async function lockRecipients(tx: TransactionClient, recipientKeys: readonly string[]): Promise<void> {
+  const keys = [...new Set(recipientKeys.map((key) => advisoryLockKey(LockNamespace.recipient, key)))]
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(String);
+  if (keys.length === 0) return;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(k) FROM (SELECT unnest(${keys}::text[])::bigint AS k ORDER BY 1) AS ordered`;
+}
+
+/**
+ * lockRecipient for one person's keys in one round trip, taken left to right as given (Postgres
+ * evaluates the select list in order): an external id, then the internal id, as ingest and a
+ * person's own writes take them (docs/events.md).
+ */
+export async function lockRecipientsInOrder(tx: TransactionClient, keys: readonly string[]): Promise<void> {
+  if (keys.length === 1) return lockRecipient(tx, keys[0]!);
+  const list = keys.map((_, i) => `pg_advisory_xact_lock($${i + 1}::bigint)`).join(", ");
+  await tx.$executeRawUnsafe(
+    `SELECT ${list}`,
+    ...keys.map((key) => advisoryLockKey(LockNamespace.recipient, key)),
+  );
 }
 
 /** Serialises the checks of an agent's cap on held items (taken after any recipient lock). */

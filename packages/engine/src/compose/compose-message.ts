@@ -2,6 +2,7 @@ import { decidePolicy, newId, type FatigueState } from "@svc/core";
 import {
   insertMessageUnlessTaken,
   saveFatigueState,
+  type HistoryQuery,
   type HistoryRow,
   type MessageRow,
   type TransactionClient,
@@ -72,6 +73,26 @@ export interface DecideOptions {
    * approval, and does not count against its own limits.
    */
   approved?: { messageId: string; content: MessageContent };
+  /** The history already read for this request's query (a group read at once, compose-batch.ts). */
+  history?: { query: HistoryQuery | null; rows: HistoryRow[] };
+}
+
+/** What decideMessage counts for this request: the query of its limits (null: none apply). */
+export function historyQueryOfRequest(
+  tx: TransactionClient,
+  deps: ComposeDeps,
+  request: ComposeRequest,
+  rows: CompositionRows,
+  now: Date,
+): Promise<HistoryQuery | null> {
+  const { recipient, category, agent } = assertReferences(request, rows);
+  return historyQueryFor(tx, deps.config, now, {
+    request,
+    recipientId: recipient.id,
+    category,
+    categoryCaps: capsOf(category.frequency_caps),
+    agentCaps: agent ? capsOf(agent.frequency_caps) : [],
+  });
 }
 
 /**
@@ -86,17 +107,17 @@ export async function decideMessage(
   options: DecideOptions,
 ): Promise<DecidedMessage> {
   const now = deps.now();
-  const { recipient, category, agent } = assertReferences(request, rows);
-  const query = await historyQueryFor(tx, deps.config, now, {
-    request,
-    recipientId: recipient.id,
-    category,
-    categoryCaps: capsOf(category.frequency_caps),
-    agentCaps: agent ? capsOf(agent.frequency_caps) : [],
-  });
+  if (options.history && (options.approved || options.planned?.length))
+    throw new Error("decideMessage: a history read beforehand covers neither approvals nor planned rows");
+  const query = options.history
+    ? options.history.query
+    : await historyQueryOfRequest(tx, deps, request, rows, now);
   const approved = options.approved ?? null;
   if (query && approved) query.excludeMessageId = approved.messageId;
-  const history = policyHistoryOf(query, await readPolicyHistory(tx, query, options.planned));
+  const history = policyHistoryOf(
+    query,
+    options.history ? options.history.rows : await readPolicyHistory(tx, query, options.planned),
+  );
   const id = approved?.messageId ?? newId("message", now.getTime());
   const loaded = policyContextOf({
     config: deps.config,

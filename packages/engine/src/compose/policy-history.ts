@@ -8,6 +8,7 @@ import type { SvcConfig } from "@svc/config";
 import {
   marketingCategoryKeys,
   messageHistory,
+  messageHistoryOfPeople,
   type CategoryRow,
   type HistoryQuery,
   type HistoryRow,
@@ -88,6 +89,30 @@ export async function readPolicyHistory(
   if (query === null) return [];
   const stored = await messageHistory(tx, query);
   return [...stored, ...alsoPlanned.filter((row) => historyQuerySelects(query, row))];
+}
+
+/**
+ * readPolicyHistory for several people in one statement (a group composed at once): the rows of
+ * every person read together, then each query's cut with `historyQuerySelects`, the selection
+ * `messageHistory` makes (the two are held equal by a property test).
+ */
+export async function readPolicyHistories(
+  tx: TransactionClient,
+  queries: readonly (HistoryQuery | null)[],
+): Promise<HistoryRow[][]> {
+  const live = queries.filter((q): q is HistoryQuery => q !== null);
+  if (live.length === 0) return queries.map(() => []);
+  if (live.some((q) => q.excludeMessageId)) throw new Error("readPolicyHistories: no excluded messages");
+  const rows = await messageHistoryOfPeople(tx, {
+    recipientIds: [...new Set(live.map((q) => q.recipientId))],
+    since: new Date(Math.min(...live.map((q) => q.since.getTime()))),
+    statuses: [...new Set(live.flatMap((q) => q.statuses))],
+  });
+  return queries.map((query) =>
+    query === null
+      ? []
+      : rows.filter((row) => historyQuerySelects(query, row)).map(({ recipient_id: _, ...row }) => row),
+  );
 }
 
 /** The four lists the pipeline counts, cut from the rows the query selected. */

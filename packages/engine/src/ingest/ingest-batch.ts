@@ -1,5 +1,7 @@
+import { newId } from "@svc/core";
 import {
   $transaction,
+  applyInlineProfiles,
   loadIngestSnapshots,
   lockAndPeekEvents,
   type EventPeek,
@@ -9,6 +11,7 @@ import { decideSnapshot, type EventDecision } from "./decide-event";
 import { ingestEvent, INGEST_TRANSACTION_OPTIONS } from "./ingest-event";
 import type { IngestDeps, IngestResult } from "./ingest-types";
 import { processedResult, writeDecisions } from "./write-decisions";
+import { recordFinalMessage } from "../metrics/record-metrics";
 
 // Several events of different people in one transaction: one statement that peeks and locks, one
 // snapshot read and one write for all of them, instead of each. Guarantees stay per event: every
@@ -57,6 +60,7 @@ export async function ingestEvents(
     },
     INGEST_TRANSACTION_OPTIONS,
   );
+  countComposedFinals(results.values());
   if (later.length > 1 && round < MAX_ROUNDS) {
     for (const [id, result] of await ingestEvents(deps, later, round + 1)) results.set(id, result);
   } else {
@@ -70,11 +74,26 @@ async function ingestLocked(
   deps: IngestDeps,
   batch: [string, EventPeek][],
 ): Promise<Map<string, IngestResult | "later">> {
+  const now = deps.now();
+  // Inline profiles of the whole batch first, in a few statements (docs/events.md
+  // "Recipient"); the snapshot then reads every person as written. Profiles with an
+  // address on a text channel are written one by one while deciding (numbers locked, STOP list checked).
+  const profiles = await applyInlineProfiles(
+    tx,
+    batch
+      .filter(([, peek]) => peek.hasProfile)
+      .map(([id]) => ({ eventId: id, newRecipientId: newId("recipient", now.getTime()) })),
+    deps.config.compliance.sms_channels,
+    now,
+  );
   const snapshots = await loadIngestSnapshots(
     tx,
     batch.map(([id]) => id),
   );
-  const now = deps.now();
+  const createdHere = (peek: EventPeek) => {
+    const written = profiles.get(peek.recipientExternalId);
+    return peek.recipientId === null && written?.created ? written.recipientId : null;
+  };
   const results = new Map<string, IngestResult | "later">();
   const decisions: EventDecision[] = [];
   for (const [id, peek] of batch) {
@@ -82,14 +101,32 @@ async function ingestLocked(
     if (!snapshot) results.set(id, { status: "skipped", reason: "not_found" });
     else if (snapshot.event.status !== "pending")
       results.set(id, { status: "skipped", reason: snapshot.event.status });
-    // Its person's internal id is not locked: the single path takes that lock first.
-    else if ((snapshot.recipient?.id ?? null) !== peek.recipientId) results.set(id, "later");
+    // Its person's internal id is not locked: the single path takes that lock first. A person
+    // this batch created is visible to no one else until the commit.
+    else if ((snapshot.recipient?.id ?? null) !== (createdHere(peek) ?? peek.recipientId))
+      results.set(id, "later");
     else {
-      const decision = await decideSnapshot(tx, deps, snapshot, now);
+      const written = profiles.has(peek.recipientExternalId);
+      // A profile written above is not written again while deciding.
+      const decidable = written
+        ? { ...snapshot, event: { ...snapshot.event, recipient_profile: null } }
+        : snapshot;
+      const decision = await decideSnapshot(tx, deps, decidable, now);
       decisions.push(decision);
       results.set(id, processedResult(decision));
     }
   }
   await writeDecisions(tx, deps, now, decisions);
   return results;
+}
+
+/** Messages that composition already made final (suppressed, failed), counted once committed. */
+function countComposedFinals(results: Iterable<IngestResult>): void {
+  for (const result of results) {
+    if (result.status !== "processed") continue;
+    for (const outcome of result.outcomes) {
+      if (outcome.status === "suppressed" || outcome.status === "failed")
+        recordFinalMessage(outcome.status, outcome.reason ?? null);
+    }
+  }
 }

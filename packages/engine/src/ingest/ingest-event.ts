@@ -1,11 +1,9 @@
 import {
   $transaction,
-  advisoryLockKey,
   loadIngestSnapshots,
-  LockNamespace,
   lockRecipient,
+  lockRecipientsInOrder,
   peekEvents,
-  type TransactionClient,
 } from "@svc/store";
 import { decideSnapshot } from "./decide-event";
 import type { IngestDeps, IngestResult } from "./ingest-types";
@@ -30,7 +28,7 @@ export async function ingestEvent(deps: IngestDeps, eventId: string): Promise<In
     async (tx) => {
       // The external id first (the person may not exist yet), then the internal id that direct
       // sends lock by, always in this order, so events and direct sends to one person serialise.
-      await lockRecipients(
+      await lockRecipientsInOrder(
         tx,
         peek.recipientId ? [peek.recipientExternalId, peek.recipientId] : [peek.recipientExternalId],
       );
@@ -51,15 +49,5 @@ export async function ingestEvent(deps: IngestDeps, eventId: string): Promise<In
       return processedResult(decision);
     },
     INGEST_TRANSACTION_OPTIONS,
-  );
-}
-
-/** Several advisory locks in one round trip, taken left to right (Postgres evaluates the select list in order). */
-export async function lockRecipients(tx: TransactionClient, keys: string[]): Promise<void> {
-  if (keys.length === 1) return lockRecipient(tx, keys[0]!);
-  const list = keys.map((_, i) => `pg_advisory_xact_lock($${i + 1}::bigint)`).join(", ");
-  await tx.$executeRawUnsafe(
-    `SELECT ${list}`,
-    ...keys.map((key) => advisoryLockKey(LockNamespace.recipient, key)),
   );
 }

@@ -1,4 +1,4 @@
-import { gaveUpReason } from "@svc/core";
+import { gaveUpReason, recoveryTimings, type RecoveryTimings } from "@svc/core";
 import {
   PermanentJobError,
   requeueStuck,
@@ -27,7 +27,7 @@ export interface IngestJobHandlers {
  * digest closings after the commit; every job running at once in this process shares one
  * batcher, so their events share transactions (ingest-batcher.ts). A retry of a job that
  * committed but could not enqueue re-announces the follow-ups. The last failed attempt marks the
- * event `failed` with the error (SPEC 3.2); in a batch, only the events that failed.
+ * event `failed` with the error (docs/events.md); in a batch, only the events that failed.
  */
 export function ingestJobs(deps: IngestJobDeps, options: IngestBatcherOptions = {}): IngestJobHandlers {
   const batcher = createIngestBatcher(deps, options);
@@ -99,21 +99,24 @@ export async function markEventFailed(
   return markFailed(prisma, eventId, gaveUpReason(errorMessage(error)));
 }
 
-export const PENDING_EVENT_GRACE_MS = 30_000;
+/** Timings of the recovery sweeps at the default settings (docs/operations.md). */
+const DEFAULT_TIMINGS = recoveryTimings({ lease_seconds: 30, sweep_seconds: 10 });
+export const PENDING_EVENT_GRACE_MS = DEFAULT_TIMINGS.pendingEventGraceMs;
 
 /**
  * Sweep `requeue-pending-events`: events still `pending` after the grace period lost their job
- * (crash between commit and enqueue, Redis down); enqueue them again under the stable job id.
+ * (crash between commit and enqueue, Redis down or restarted empty); enqueue them again under the
+ * stable job id, so a job still in Redis swallows the add.
  */
 export function requeuePendingEventsSweep(
   deps: { prisma: PrismaClient; queues: Pick<Queues, "enqueueBulk"> },
-  every = 30_000,
+  timings: Pick<RecoveryTimings, "sweepEveryMs" | "pendingEventGraceMs"> = DEFAULT_TIMINGS,
 ): Sweep {
   return {
     name: "requeue-pending-events",
-    every,
+    every: timings.sweepEveryMs,
     run: ({ now }) => {
-      const pendingBefore = new Date(now.getTime() - PENDING_EVENT_GRACE_MS);
+      const pendingBefore = new Date(now.getTime() - timings.pendingEventGraceMs);
       return requeueStuck({
         queues: deps.queues,
         job: "ingest-event",

@@ -1,4 +1,4 @@
-import { lockRecipient, type TransactionClient } from "@svc/store";
+import { lockRecipientsInOrder, type TransactionClient } from "@svc/store";
 
 /**
  * Holds the person's recipient lock for the rest of the transaction. Ingest locks by external id
@@ -8,6 +8,8 @@ export async function lockPerson(
   tx: TransactionClient,
   person: { id: string; external_id: string },
 ): Promise<void> {
-  await lockRecipient(tx, person.external_id);
-  if (person.id !== person.external_id) await lockRecipient(tx, person.id);
+  await lockRecipientsInOrder(
+    tx,
+    person.id === person.external_id ? [person.external_id] : [person.external_id, person.id],
+  );
 }

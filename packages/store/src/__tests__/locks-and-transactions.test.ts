@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createPrisma } from "../client";
-import { lockRecipient } from "../locks";
+import { lockRecipient, lockRecipients } from "../locks";
 import { migrate } from "../migrations";
 import { $transaction, isRetryableTransactionError, type TransactionClient } from "../transaction";
 import type { PrismaClient } from "../generated/prisma/client";
@@ -65,6 +65,37 @@ describe("lockRecipient", () => {
       ),
     );
     expect(await prisma.$queryRaw`SELECT value FROM scratch_counter WHERE id = 1`).toEqual([{ value: 10 }]);
+  });
+
+  it("lockRecipients holds every person's lock: a lone lock of one of them waits, of another not", async () => {
+    const events: string[] = [];
+    const batch = $transaction(prisma, async (tx) => {
+      await lockRecipients(tx, ["dave", "erin", "dave"]);
+      events.push("batch:locked");
+      await sleep(300);
+      events.push("batch:done");
+    });
+    await reached(events, "batch:locked");
+    const lone = (who: string) =>
+      $transaction(prisma, async (tx) => {
+        await lockRecipient(tx, who);
+        events.push(`${who}:locked`);
+      });
+    await Promise.all([batch, lone("erin"), lone("frank")]);
+    expect(events.indexOf("frank:locked")).toBeLessThan(events.indexOf("batch:done"));
+    expect(events.indexOf("erin:locked")).toBeGreaterThan(events.indexOf("batch:done"));
+  });
+
+  it("two batches locking the same people in different orders both commit (key order, no deadlock)", async () => {
+    const people = Array.from({ length: 20 }, (_, i) => `p${i}`);
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        $transaction(prisma, async (tx) => {
+          await lockRecipients(tx, i % 2 ? people : [...people].reverse());
+          await sleep(20);
+        }),
+      ),
+    );
   });
 
   it("refuses a client that is not inside a transaction", async () => {

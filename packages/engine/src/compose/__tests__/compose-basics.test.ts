@@ -1,5 +1,6 @@
-import { $transaction, lockRecipient } from "@svc/store";
+import { $transaction, lockRecipient, lockRecipients } from "@svc/store";
 import { createTestDatabase, type TestDatabase } from "@svc/testkit";
+import { composeMessagesOfPeople } from "../compose-batch";
 import { ComposeReferenceError } from "../compose-errors";
 import { composeMessage } from "../compose-message";
 import { contentForChannel, type MessageContent } from "../message-content";
@@ -64,6 +65,49 @@ test("the same dedup key returns the original with duplicate: true and writes no
   const second = await compose(db.prisma, { ...request, data: { msg: "other" } });
   expect(second).toEqual({ message: first.message, duplicate: true, notices: [] });
   expect(await db.prisma.message.count({ where: { recipient_id: recipient.id } })).toBe(1);
+});
+
+test("a group composed twice with dedup keys (a retried broadcast batch) finds every message it wrote", async () => {
+  const template = await makeTemplate(db.prisma);
+  const people = [
+    await makeRecipient(db.prisma),
+    await makeRecipient(db.prisma),
+    await makeRecipient(db.prisma),
+  ];
+  const deps = { config: testConfig(), now: () => NOW };
+  const requests = people.map((p) => baseRequest(p.id, template.key, { dedupKey: `brd:brd_1:${p.id}` }));
+  const composeGroup = (group: typeof requests) =>
+    $transaction(db.prisma, async (tx) => {
+      await lockRecipients(
+        tx,
+        group.map((r) => r.recipientId),
+      );
+      return composeMessagesOfPeople(tx, deps, group);
+    });
+
+  // The first try wrote two of the three; the retry gets those two back and composes the third.
+  const first = await composeGroup(requests.slice(0, 2));
+  const again = await composeGroup(requests);
+  const results = again.map((o) => (o.ok ? o.result : null));
+  expect(results.map((r) => r?.duplicate)).toEqual([true, true, false]);
+  expect(results.slice(0, 2).map((r) => r?.message)).toEqual(
+    first.map((o) => (o.ok ? o.result.message : null)),
+  );
+  expect(results[2]?.message).toMatchObject({ status: "queued", dedup_key: `brd:brd_1:${people[2]!.id}` });
+  // The rows returned are the rows stored, column for column.
+  for (const r of results)
+    expect(await db.prisma.message.findUniqueOrThrow({ where: { id: r!.message.id } })).toEqual(r!.message);
+  const stored = await db.prisma.message.groupBy({
+    by: ["recipient_id"],
+    where: { dedup_key: { startsWith: "brd:brd_1:" } },
+    _count: { _all: true },
+  });
+  expect(stored.map((row) => row._count._all)).toEqual([1, 1, 1]);
+  // One request per person, and no idempotency keys: those compose alone.
+  await expect(composeGroup([requests[0]!, requests[0]!])).rejects.toThrow("one request per person");
+  await expect(
+    composeGroup([baseRequest(people[0]!.id, template.key, { idempotencyKey: "k", requestHash: "h" })]),
+  ).rejects.toThrow("compose alone");
 });
 
 describe("content", () => {

@@ -238,3 +238,84 @@ describe("configuration copy", () => {
     expect(await statusOf()).toBe("suppressed");
   });
 });
+
+describe("inline profiles in a batch", () => {
+  const profileOf = (externalId: string) =>
+    db.prisma.recipient.findUniqueOrThrow({
+      where: { external_id: externalId },
+      select: {
+        id: true,
+        locale: true,
+        timezone: true,
+        region: true,
+        attributes: true,
+        addresses: { select: { channel: true, value: true, enabled: true }, orderBy: { created_at: "asc" } },
+      },
+    });
+
+  it("writes new and known people's profiles together, as one at a time would", async () => {
+    await makeRecipient(db.prisma, "eve");
+    await db.prisma.recipient.update({ where: { external_id: "eve" }, data: { region: "EU", locale: "en" } });
+    const ids = [
+      await postEvent(accept, {
+        name: "order.shipped",
+        recipient: {
+          external_id: "eve",
+          locale: "de",
+          attributes: { plan: "pro" },
+          addresses: [
+            { channel: "push", value: "dev-eve" },
+            { channel: "email", value: "eve2@example.com", enabled: false },
+          ],
+        },
+      }),
+      await postEvent(accept, {
+        name: "order.shipped",
+        recipient: {
+          external_id: "fay-new",
+          timezone: "Europe/Berlin",
+          addresses: [{ channel: "email", value: "fay@example.com" }],
+        },
+      }),
+      await postEvent(accept, { name: "order.shipped", recipient: { external_id: "gus-new" } }),
+      await postEvent(accept, { name: "order.shipped", recipient: "ann" }),
+    ];
+    const results = await ingestEvents(deps, ids);
+    expect(ids.map((id) => results.get(id)?.status)).toEqual([
+      "processed",
+      "processed",
+      "processed",
+      "processed",
+    ]);
+    const eve = await profileOf("eve");
+    expect(eve).toMatchObject({
+      id: "rcp_eve",
+      locale: "de",
+      region: "EU",
+      timezone: null,
+      attributes: { plan: "pro" },
+      addresses: [
+        { channel: "push", value: "dev-eve", enabled: true },
+        { channel: "email", value: "eve2@example.com", enabled: false },
+      ],
+    });
+    const fay = await profileOf("fay-new");
+    expect(fay).toMatchObject({
+      locale: null,
+      timezone: "Europe/Berlin",
+      attributes: {},
+      addresses: [{ channel: "email", value: "fay@example.com", enabled: true }],
+    });
+    expect(await profileOf("gus-new")).toMatchObject({ addresses: [], attributes: {} });
+    // Each message belongs to its person, under the id written in the batch.
+    const owners = await db.prisma.message.findMany({
+      where: { event_id: { in: ids } },
+      select: { event_id: true, recipient_id: true },
+    });
+    expect(owners.find((m) => m.event_id === ids[1])?.recipient_id).toBe(fay.id);
+    expect(owners.find((m) => m.event_id === ids[0])?.recipient_id).toBe("rcp_eve");
+    expect(await messagesOf(ids[1]!)).toEqual([
+      { rule: "ship", status: "queued", template: "tpl", category: "transactional" },
+    ]);
+  });
+});

@@ -173,14 +173,14 @@ describe("ingest-events (one job per accept batch)", () => {
   });
 });
 
-it("the sweep re-enqueues events still pending after 30 s under their stable job id", async () => {
+it("the sweep re-enqueues events still pending after 20 s under their stable job id", async () => {
   await db.prisma.event.updateMany({ where: { status: "pending" }, data: { status: "failed" } });
   const id = await postEvent(accept, { name: "order.shipped", recipient: "ann" });
   await queues.queue("ingest").obliterate({ force: true });
   const sweep = requeuePendingEventsSweep(deps);
-  expect(sweep).toMatchObject({ name: "requeue-pending-events", every: 30_000 });
+  expect(sweep).toMatchObject({ name: "requeue-pending-events", every: 10_000 });
 
-  expect(await sweep.run({ sweep: sweep.name, now: new Date(NOW.getTime() + 20_000) })).toEqual({
+  expect(await sweep.run({ sweep: sweep.name, now: new Date(NOW.getTime() + 15_000) })).toEqual({
     found: 0,
     jobIds: [],
   });

@@ -40,6 +40,14 @@ export function findTemplate(db: PrismaClientOrTransaction, key: string): Promis
   return db.template.findUnique({ where: { key } });
 }
 
+/** The templates with these keys (a batch of direct sends reads them once). */
+export function findTemplates(
+  db: PrismaClientOrTransaction,
+  keys: readonly string[],
+): Promise<TemplateRow[]> {
+  return db.template.findMany({ where: { key: { in: [...keys] } } });
+}
+
 export function findRule(db: PrismaClientOrTransaction, key: string): Promise<RuleRow | null> {
   return db.rule.findUnique({ where: { key } });
 }

@@ -3,3 +3,4 @@ export * from "./digest-closing";
 export * from "./digest-joining";
 export * from "./digest-erasure";
 export * from "./digest-follow-ups";
+export * from "./digest-retention";

@@ -48,16 +48,7 @@ export async function insertAcceptedEvents(
   prisma: PrismaClient,
   rows: readonly NewEvent[],
 ): Promise<Set<string>> {
-  try {
-    const inserted = await pgPoolOf(prisma).query<{ id: string }>({
-      name: INSERT_EVENTS_STATEMENT,
-      text: INSERT_EVENTS_SQL,
-      values: [JSON.stringify(rows)],
-    });
-    return new Set(inserted.rows.map((row) => row.id));
-  } catch (error) {
-    throw wrapConnectionFailure(error);
-  }
+  return insertReturningIds(prisma, INSERT_EVENTS_STATEMENT, INSERT_EVENTS_SQL, [JSON.stringify(rows)]);
 }
 
 /** The event a sender stored under an idempotency key, with its outcomes. */
@@ -82,4 +73,90 @@ export async function releaseEventIdempotencyKey(
     where: { id: eventId, idempotency_expires_at: { lte: now } },
     data: { idempotency_key: null, idempotency_expires_at: null },
   });
+}
+
+/** The events a sender stored under any of these idempotency keys, with their outcomes (batch accept). */
+export function findEventsByIdempotencyKeys(
+  db: PrismaClientOrTransaction,
+  sender: string,
+  idempotencyKeys: readonly string[],
+): Promise<EventWithOutcomes[]> {
+  if (idempotencyKeys.length === 0) return Promise.resolve([]);
+  return db.event.findMany({
+    where: { sender, idempotency_key: { in: [...idempotencyKeys] } },
+    include: { outcomes: true },
+  });
+}
+
+// POST /v1/events/batch: the rows of one request share sender, key, agent and acceptance time, so
+// those travel once as parameters and each row carries only its own fields (about half the JSON
+// to build, send and parse). `json_to_recordset` reads the text as it goes, without first
+// building one jsonb value of the whole batch.
+const INSERT_EVENT_BATCH_STATEMENT = "svc_insert_event_batch";
+const INSERT_EVENT_BATCH_SQL = `
+INSERT INTO events (id, name, source, sender, agent_key, api_key_id, idempotency_key, request_hash,
+  idempotency_expires_at, recipient_external_id, recipient_profile, data, status, created_at)
+SELECT r.id, r.name, 'api'::"EventSource", $2, $3, $4, r.idempotency_key, r.request_hash,
+  CASE WHEN r.idempotency_key IS NULL THEN NULL ELSE $6::timestamptz END,
+  r.recipient_external_id, r.recipient_profile::jsonb, r.data::jsonb, 'pending'::"EventStatus", $5
+FROM json_to_recordset($1::json) AS r(id text, name text, idempotency_key text, request_hash text,
+  recipient_external_id text, recipient_profile json, data json)
+ON CONFLICT (sender, idempotency_key) DO NOTHING
+RETURNING id`;
+
+/**
+ * insertAcceptedEvents for rows that share `sender`, `agent_key`, `api_key_id`, `created_at` and
+ * `idempotency_expires_at` (null for rows without a key): the rows of one batch request.
+ */
+export async function insertAcceptedEventBatch(
+  prisma: PrismaClient,
+  rows: readonly NewEvent[],
+): Promise<Set<string>> {
+  const first = rows[0];
+  if (!first) return new Set();
+  const expiresAt = rows.find((row) => row.idempotency_expires_at !== null)?.idempotency_expires_at ?? null;
+  const own = rows.map((row) => {
+    if (
+      row.sender !== first.sender ||
+      row.agent_key !== first.agent_key ||
+      row.api_key_id !== first.api_key_id ||
+      row.created_at.getTime() !== first.created_at.getTime() ||
+      (row.idempotency_expires_at !== null && row.idempotency_expires_at.getTime() !== expiresAt!.getTime())
+    ) {
+      throw new Error("insertAcceptedEventBatch: the rows must share sender, key, agent and times");
+    }
+    // Nulls are left out: a missing field reads as NULL.
+    return {
+      id: row.id,
+      name: row.name,
+      idempotency_key: row.idempotency_key ?? undefined,
+      request_hash: row.request_hash ?? undefined,
+      recipient_external_id: row.recipient_external_id,
+      recipient_profile: row.recipient_profile ?? undefined,
+      data: row.data,
+    };
+  });
+  return insertReturningIds(prisma, INSERT_EVENT_BATCH_STATEMENT, INSERT_EVENT_BATCH_SQL, [
+    JSON.stringify(own),
+    first.sender,
+    first.agent_key,
+    first.api_key_id,
+    first.created_at,
+    expiresAt,
+  ]);
+}
+
+/** Runs a named (prepared) insert … RETURNING id on the pool; returns the ids stored. */
+async function insertReturningIds(
+  prisma: PrismaClient,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<Set<string>> {
+  try {
+    const inserted = await pgPoolOf(prisma).query<{ id: string }>({ name, text, values });
+    return new Set(inserted.rows.map((row) => row.id));
+  } catch (error) {
+    throw wrapConnectionFailure(error);
+  }
 }

@@ -1,5 +1,6 @@
 import type { EventOutcomeRow, MessageRow } from "../../rows";
 import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
+import { insertFromJsonSql } from "../json-rows";
 
 // What ingest writes: each event's messages, outcomes and `processed` status in one statement, and
 // the status changes around it.
@@ -35,11 +36,11 @@ export async function writeIngestedEvents(
   const parts: string[] = [];
   if (messages.length > 0) {
     params.push(JSON.stringify(messages));
-    parts.push(insertRows("messages", Object.keys(messages[0]!), params.length));
+    parts.push(insertFromJsonSql("messages", Object.keys(messages[0]!), params.length));
   }
   if (outcomeRows.length > 0) {
     params.push(JSON.stringify(outcomeRows));
-    parts.push(insertRows("event_outcomes", Object.keys(outcomeRows[0]!), params.length));
+    parts.push(insertFromJsonSql("event_outcomes", Object.keys(outcomeRows[0]!), params.length));
   }
   const ctes = parts.map((sql, i) => `w${i} AS (${sql})`);
   await tx.$executeRawUnsafe(
@@ -49,12 +50,6 @@ export async function writeIngestedEvents(
       WHERE e.id = p.id`,
     ...params,
   );
-}
-
-// Only the named columns are written, so a column the rows do not carry keeps its default.
-function insertRows(table: string, columns: string[], param: number): string {
-  const list = columns.map((c) => `"${c}"`).join(", ");
-  return `INSERT INTO ${table} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${table}, $${param}::json)`;
 }
 
 /** Replaces one rule's outcome of an event (a re-composition by `apply-policy`). */

@@ -4,3 +4,4 @@ export * from "./event-writes";
 export * from "./ingest-snapshot";
 export * from "./event-erasure";
 export * from "./service-events";
+export * from "./event-retention";

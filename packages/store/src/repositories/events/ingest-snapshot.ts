@@ -1,5 +1,6 @@
 import { advisoryLockKeySql, LockNamespace } from "../../locks";
-import type { AddressRow, AgentRow, ConsentRow, EventRow, FatigueStateRow, RecipientRow } from "../../rows";
+import type { AgentRow, EventRow, FatigueStateRow } from "../../rows";
+import { revive, reviveFatigue, reviveRecipient } from "../json-rows";
 import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 import { CONFIG_VERSION_SQL } from "../config-resources/composition-config";
 import type { RecipientWithPolicyRows } from "../recipients/policy-rows";
@@ -15,6 +16,8 @@ export interface EventPeek {
   recipientExternalId: string;
   /** The person's internal id if the external id is known yet. */
   recipientId: string | null;
+  /** Whether the event carries an inline profile. */
+  hasProfile: boolean;
 }
 
 type PeekRow = {
@@ -22,12 +25,14 @@ type PeekRow = {
   status: EventRow["status"];
   recipient_external_id: string;
   recipient_id: string | null;
+  has_profile: boolean;
 };
 
 const peekOf = (row: PeekRow): EventPeek => ({
   status: row.status,
   recipientExternalId: row.recipient_external_id,
   recipientId: row.recipient_id,
+  hasProfile: row.has_profile,
 });
 
 export async function peekEvents(
@@ -35,7 +40,8 @@ export async function peekEvents(
   eventIds: string[],
 ): Promise<Map<string, EventPeek>> {
   const rows = await db.$queryRawUnsafe<PeekRow[]>(
-    `SELECT e.id, e.status::text AS status, e.recipient_external_id, r.id AS recipient_id
+    `SELECT e.id, e.status::text AS status, e.recipient_external_id, r.id AS recipient_id,
+            e.recipient_profile IS NOT NULL AS has_profile
        FROM events e LEFT JOIN recipients r ON r.external_id = e.recipient_external_id
       WHERE e.id = ANY($1::text[])`,
     eventIds,
@@ -59,7 +65,8 @@ export async function lockAndPeekEvents(
 ): Promise<Map<string, EventPeek>> {
   const rows = await tx.$queryRawUnsafe<(PeekRow & { locks: bigint | number })[]>(
     `WITH peek AS (
-       SELECT e.id, e.status::text AS status, e.recipient_external_id, r.id AS recipient_id
+       SELECT e.id, e.status::text AS status, e.recipient_external_id, r.id AS recipient_id,
+              e.recipient_profile IS NOT NULL AS has_profile
          FROM events e LEFT JOIN recipients r ON r.external_id = e.recipient_external_id
         WHERE e.id = ANY($1::text[])),
      keys AS (
@@ -118,31 +125,13 @@ export async function loadIngestSnapshots(
 }
 
 function snapshotOf(row: SnapshotRow): IngestSnapshot {
-  const recipient = row.recipient
-    ? {
-        ...revive<RecipientRow>(row.recipient, ["created_at", "updated_at"]),
-        addresses: row.addresses.map((a) => revive<AddressRow>(a, ["created_at", "updated_at"])),
-        consents: row.consents.map((c) => revive<ConsentRow>(c, ["expires_at", "recorded_at"])),
-      }
-    : null;
+  const recipient = row.recipient ? reviveRecipient(row.recipient, row.addresses, row.consents) : null;
   return {
     event: revive<EventRow>(row.event, ["created_at", "processed_at", "idempotency_expires_at"]),
     recipient,
-    fatigue: row.fatigue.map((f) =>
-      revive<FatigueStateRow>(f, ["paused_until", "probe_sent_at", "updated_at"]),
-    ),
+    fatigue: row.fatigue.map(reviveFatigue),
     agent: row.agent ? revive<AgentRow>(row.agent, ["deleted_at", "created_at", "updated_at"]) : null,
     hasMessages: row.has_messages,
     configVersion: row.config_version,
   };
-}
-
-/** JSON row → row type: timestamp columns become Dates (null stays null). */
-function revive<T>(json: Record<string, unknown>, dates: readonly string[]): T {
-  const row: Record<string, unknown> = { ...json };
-  for (const key of dates) {
-    const value = row[key];
-    row[key] = typeof value === "string" ? new Date(value) : null;
-  }
-  return row as T;
 }

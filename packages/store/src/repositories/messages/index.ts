@@ -9,3 +9,5 @@ export * from "./message-links";
 export * from "./message-erasure";
 export * from "./held-messages";
 export * from "./message-screening";
+export * from "./message-broadcasts";
+export * from "./message-retention";

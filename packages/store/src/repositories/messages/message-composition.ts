@@ -2,6 +2,7 @@ import { Prisma } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
 import { isUniqueViolation } from "../../rows";
 import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
+import { insertFromJsonSql } from "../json-rows";
 
 // What composition reads and writes about messages: the duplicate look-ups, the history that
 // caps, cooldowns, budgets and texting caps count, and the decided row itself.
@@ -12,6 +13,16 @@ export function findMessageByDedupKey(
   dedupKey: string,
 ): Promise<MessageRow | null> {
   return db.message.findUnique({ where: { dedup_key: dedupKey } });
+}
+
+/** The messages several dedup keys name, by key (keys nobody took are absent). */
+export async function findMessagesByDedupKeys(
+  db: PrismaClientOrTransaction,
+  dedupKeys: readonly string[],
+): Promise<Map<string, MessageRow>> {
+  if (dedupKeys.length === 0) return new Map();
+  const rows = await db.message.findMany({ where: { dedup_key: { in: [...dedupKeys] } } });
+  return new Map(rows.map((row) => [row.dedup_key!, row]));
 }
 
 /** The message a sender stored under an idempotency key, if any. */
@@ -79,18 +90,63 @@ export function messageHistory(tx: TransactionClient, query: HistoryQuery): Prom
   });
 }
 
+/**
+ * For a group composed at once: every message of these people at or after `since` in one of
+ * `statuses`, with its person, a superset of what each person's `messageHistory` selects (the
+ * caller cuts each person's rows with the same selection, compose/policy-history.ts).
+ */
+export function messageHistoryOfPeople(
+  tx: TransactionClient,
+  read: { recipientIds: readonly string[]; since: Date; statuses: readonly MessageRow["status"][] },
+): Promise<(HistoryRow & { recipient_id: string })[]> {
+  return tx.message.findMany({
+    where: {
+      recipient_id: { in: [...read.recipientIds] },
+      send_at: { gte: read.since },
+      status: { in: [...read.statuses] },
+    },
+    select: {
+      recipient_id: true,
+      send_at: true,
+      status: true,
+      category: true,
+      rule: true,
+      agent_key: true,
+      channels: true,
+    },
+  });
+}
+
 const jsonOrDbNull = (value: Prisma.JsonValue) =>
   value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue);
 
+const createData = (row: MessageRow) => ({
+  ...row,
+  content: jsonOrDbNull(row.content),
+  data: (row.data ?? {}) as Prisma.InputJsonValue,
+  screening: jsonOrDbNull(row.screening),
+});
+
 export function insertMessage(tx: TransactionClient, row: MessageRow): Promise<MessageRow> {
-  return tx.message.create({
-    data: {
-      ...row,
-      content: jsonOrDbNull(row.content),
-      data: (row.data ?? {}) as Prisma.InputJsonValue,
-      screening: jsonOrDbNull(row.screening),
-    },
-  });
+  return tx.message.create({ data: createData(row) });
+}
+
+/**
+ * Inserts composed rows in one statement; returns the stored rows in the order given. No row may
+ * carry an idempotency key (those span people, so one can be taken concurrently); a dedup key
+ * belongs to one person, so under that person's lock a key the caller found free stays free.
+ */
+export async function insertComposedMessages(
+  tx: TransactionClient,
+  rows: readonly MessageRow[],
+): Promise<MessageRow[]> {
+  if (rows.length === 0) return [];
+  if (rows.some((row) => row.idempotency_key))
+    throw new Error("insertComposedMessages: a row carries an idempotency key");
+  // Every column travels (composition builds whole rows), so the rows given are the rows stored,
+  // as ingest writes its messages (events/event-writes.ts).
+  await tx.$executeRawUnsafe(insertFromJsonSql("messages", Object.keys(rows[0]!), 1), JSON.stringify(rows));
+  return [...rows];
 }
 
 /**
@@ -101,6 +157,9 @@ export async function insertMessageUnlessTaken(
   tx: TransactionClient,
   row: MessageRow,
 ): Promise<MessageRow | null> {
+  // Without a dedup or idempotency key nothing can be taken (ids and token hashes are random): no
+  // savepoint, two round trips fewer.
+  if (!row.dedup_key && !row.idempotency_key) return insertMessage(tx, row);
   await tx.$executeRawUnsafe("SAVEPOINT compose_insert");
   try {
     const message = await insertMessage(tx, row);

@@ -97,7 +97,7 @@ export interface SentWrite {
 export async function writeSentMessages(
   db: PrismaClientOrTransaction,
   writes: readonly SentWrite[],
-): Promise<boolean[]> {
+): Promise<SentResult[]> {
   if (writes.length === 0) return [];
   const attempts = writes.flatMap((w) =>
     w.attempts.map((a) => ({
@@ -107,7 +107,9 @@ export async function writeSentMessages(
       ...a,
     })),
   );
-  const won = await db.$queryRaw<{ id: string; generation: number }[]>(Prisma.sql`
+  const won = await db.$queryRaw<
+    { id: string; generation: number; event_created_at: Date | null }[]
+  >(Prisma.sql`
     WITH attempts AS (
       INSERT INTO delivery_attempts (id, message_id, channel, provider, address, ok, retryable, error, at)
       SELECT a.* FROM unnest(${attempts.map((a) => a.id)}::text[], ${attempts.map((a) => a.messageId)}::text[], ${attempts.map((a) => a.channel)}::text[],
@@ -129,7 +131,7 @@ export async function writeSentMessages(
         delivery_attempts = m.delivery_attempts + v.n, updated_at = v.sent_at
       FROM v LEFT JOIN engagements d ON d.message_id = v.id AND d.type = 'delivered'
       WHERE m.id = v.id AND m.generation = v.generation AND m.status = 'sending'
-      RETURNING m.id, m.generation, m.recipient_id, m.category, m.sent_at
+      RETURNING m.id, m.generation, m.recipient_id, m.category, m.sent_at, m.event_id
     ),
     lost AS (
       UPDATE messages m SET delivery_attempts = m.delivery_attempts + v.n
@@ -139,9 +141,18 @@ export async function writeSentMessages(
       UPDATE fatigue_states f SET probe_sent_at = won.sent_at, updated_at = won.sent_at
       FROM won WHERE f.recipient_id = won.recipient_id AND f.category = won.category AND f.probe_message_id = won.id
     )
-    SELECT id, generation FROM won`);
-  const winners = new Set(won.map((row) => `${row.id}-${row.generation}`));
-  return writes.map((w) => winners.has(`${w.message.id}-${w.message.generation}`));
+    SELECT won.id, won.generation, e.created_at AS event_created_at FROM won LEFT JOIN events e ON e.id = won.event_id`);
+  const winners = new Map(won.map((row) => [`${row.id}-${row.generation}`, row.event_created_at]));
+  return writes.map((w) => {
+    const key = `${w.message.id}-${w.message.generation}`;
+    return { won: winners.has(key), eventCreatedAt: winners.get(key) ?? null };
+  });
+}
+
+/** Per write of `writeSentMessages`: whether it won, and when its event was accepted (metrics). */
+export interface SentResult {
+  won: boolean;
+  eventCreatedAt: Date | null;
 }
 
 /** What the send-time re-checks read about one message, as of right now (docs/delivery.md "Re-checks"). */

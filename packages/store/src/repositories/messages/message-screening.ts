@@ -70,24 +70,35 @@ export function claimWaitingForScreening(
     RETURNING *`);
 }
 
-/** Screened (or not screened at all) → `queued` under the next generation, for delivery. */
-export async function releaseScreenedMessage(
+/** One message `releaseScreenedMessages` puts back for delivery. */
+export interface ScreenedRelease extends ClaimRequest {
+  importance: MessageRow["importance"];
+  /** The verdict to store; null leaves the column as it is (screening was skipped). */
+  verdict: unknown;
+}
+
+/**
+ * Screened (or not screened at all) → `queued` under the next generation, for delivery: every
+ * release of a screening job in one statement (the verdict writes are the job's hot path). Returns
+ * the released rows under their new generation; a row that moved on meanwhile is left out.
+ */
+export async function releaseScreenedMessages(
   db: PrismaClientOrTransaction,
-  where: ClaimRequest,
-  change: { importance: MessageRow["importance"]; verdict: unknown; now: Date },
-): Promise<MessageRow | null> {
-  const rows = await db.message.updateManyAndReturn({
-    where: { id: where.messageId, generation: where.generation, status: "sending" },
-    data: {
-      status: "queued",
-      importance: change.importance,
-      screening: nullableJson(change.verdict),
-      lease_until: null,
-      generation: { increment: 1 },
-      updated_at: change.now,
-    },
-  });
-  return rows[0] ?? null;
+  releases: readonly ScreenedRelease[],
+  now: Date,
+): Promise<ClaimRequest[]> {
+  if (releases.length === 0) return [];
+  const rows = await db.$queryRaw<{ id: string; generation: number }[]>(Prisma.sql`
+    UPDATE messages m SET status = 'queued', importance = j.importance::"Importance",
+      screening = COALESCE(j.verdict::jsonb, m.screening), lease_until = NULL,
+      generation = m.generation + 1, updated_at = ${now}
+    FROM unnest(${releases.map((r) => r.messageId)}::text[], ${releases.map((r) => r.generation)}::int[],
+                ${releases.map((r) => r.importance)}::text[],
+                ${releases.map((r) => (r.verdict == null ? null : JSON.stringify(r.verdict)))}::text[])
+      AS j(id, generation, importance, verdict)
+    WHERE m.id = j.id AND m.generation = j.generation AND m.status = 'sending'
+    RETURNING m.id, m.generation`);
+  return rows.map((row) => ({ messageId: row.id, generation: row.generation }));
 }
 
 /** Held by screening → `pending_approval` with its reason and review deadline. */

@@ -32,11 +32,13 @@ export async function insertEngagement(
 }
 
 /** `sent` → `delivered` (a message still `sending` is made `delivered` by its `sent` write). */
-export async function markMessageDelivered(tx: TransactionClient, id: string, at: Date): Promise<void> {
-  await tx.message.updateMany({
+/** `sent` → `delivered`; false when the message was not `sent`. */
+export async function markMessageDelivered(tx: TransactionClient, id: string, at: Date): Promise<boolean> {
+  const { count } = await tx.message.updateMany({
     where: { id, status: "sent" },
     data: { status: "delivered", delivered_at: at, updated_at: at },
   });
+  return count > 0;
 }
 
 const ENGAGED_AT = { opened: "opened_at", clicked: "clicked_at", converted: "converted_at" } as const;

@@ -9,3 +9,4 @@ export * from "./recipient-erasure";
 export * from "./policy-rows";
 export * from "./fatigue-states";
 export * from "./preference-token-batch";
+export * from "./inline-profiles";

@@ -1,4 +1,5 @@
-import type { AddressRow, ConsentRow, RecipientRow } from "../../rows";
+import type { AddressRow, ConsentRow, FatigueStateRow, RecipientRow } from "../../rows";
+import { reviveFatigue, reviveRecipient } from "../json-rows";
 import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 
 // The person as composition sees them: the profile with addresses and recorded consents.
@@ -21,6 +22,53 @@ export async function findRecipientId(
   return row?.id ?? null;
 }
 
+/** Internal ids by external id, of the people among these external ids who exist. */
+export async function findRecipientIds(
+  db: PrismaClientOrTransaction,
+  externalIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (externalIds.length === 0) return new Map();
+  const rows = await db.recipient.findMany({
+    where: { external_id: { in: [...externalIds] } },
+    select: { id: true, external_id: true },
+  });
+  return new Map(rows.map((row) => [row.external_id, row.id]));
+}
+
+/**
+ * The people with these internal ids, with addresses, consents and their fatigue rows in these
+ * categories, in one statement (a batch of direct sends, under the people's locks).
+ */
+export async function loadRecipientsForCompose(
+  tx: TransactionClient,
+  ids: readonly string[],
+  categories: readonly string[],
+): Promise<{ recipients: RecipientWithPolicyRows[]; fatigue: FatigueStateRow[] }> {
+  if (ids.length === 0) return { recipients: [], fatigue: [] };
+  const rows = await tx.$queryRawUnsafe<
+    {
+      recipient: Record<string, unknown>;
+      addresses: Record<string, unknown>[];
+      consents: Record<string, unknown>[];
+      fatigue: Record<string, unknown>[];
+    }[]
+  >(
+    `SELECT row_to_json(r.*) AS recipient,
+            (SELECT coalesce(json_agg(a.*), '[]') FROM addresses a WHERE a.recipient_id = r.id) AS addresses,
+            (SELECT coalesce(json_agg(c.*), '[]') FROM consents c WHERE c.recipient_id = r.id) AS consents,
+            (SELECT coalesce(json_agg(f.*), '[]') FROM fatigue_states f
+              WHERE f.recipient_id = r.id AND f.category = ANY($2::text[])) AS fatigue
+       FROM recipients r
+      WHERE r.id = ANY($1::text[])`,
+    [...ids],
+    [...categories],
+  );
+  return {
+    recipients: rows.map((row) => reviveRecipient(row.recipient, row.addresses, row.consents)),
+    fatigue: rows.flatMap((row) => row.fatigue.map(reviveFatigue)),
+  };
+}
+
 /** A profile with nothing but its ids (no addresses): an event's person not known yet. */
 export function createBareRecipient(
   tx: TransactionClient,
@@ -33,5 +81,17 @@ export function createBareRecipient(
       created_at: recipient.now,
       updated_at: recipient.now,
     },
+  });
+}
+
+/** The people with these external ids, with addresses and consents (batch accept's inline-profile check). */
+export function findRecipientsWithPolicyRows(
+  db: PrismaClientOrTransaction,
+  externalIds: readonly string[],
+): Promise<RecipientWithPolicyRows[]> {
+  if (externalIds.length === 0) return Promise.resolve([]);
+  return db.recipient.findMany({
+    where: { external_id: { in: [...externalIds] } },
+    include: { addresses: true, consents: true },
   });
 }

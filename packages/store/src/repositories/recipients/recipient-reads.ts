@@ -36,3 +36,22 @@ export async function findRecipientPage(
 export async function getRecipientById(db: PrismaClientOrTransaction, id: string): Promise<RecipientRow> {
   return db.recipient.findUniqueOrThrow({ where: { id } });
 }
+
+export type AudienceProfile = Pick<
+  RecipientRow,
+  "id" | "external_id" | "locale" | "timezone" | "region" | "attributes"
+>;
+
+/** People in id order after `afterId`, a page at a time (a broadcast filter streams through them). */
+export async function findRecipientProfilesAfter(
+  db: PrismaClientOrTransaction,
+  afterId: string | null,
+  limit: number,
+): Promise<AudienceProfile[]> {
+  return db.recipient.findMany({
+    where: afterId === null ? {} : { id: { gt: afterId } },
+    select: { id: true, external_id: true, locale: true, timezone: true, region: true, attributes: true },
+    orderBy: { id: "asc" },
+    take: limit,
+  });
+}
