@@ -13,20 +13,35 @@
  * - delivery only: messages due 1 s after their event (so not inline) wait in the paused delivery
  *   queue until ingest queued every one, then it is resumed:
  *   queued → sent per second (the delivery stage alone).
+ * - rates: svc and the chain at the same fixed rates (BENCH_RATES, default 200,500,1000 events/s, for
+ *   BENCH_RATE_SECONDS, default 20, after a 3 s warm-up): event → sent p50/p95/p99 of both.
+ * - shapes: bursts of BENCH_SHAPE_MESSAGES (default 2,000) of each common shape (stored people on the
+ *   console channel, inline profiles of new and known people, direct sends through an API process,
+ *   the webhook channel to a local sink), beside the chain's burst of the same round.
+ * BENCH_PHASES picks phases (default burst,rates,shapes); BENCH_SHAPES picks shapes by words of
+ * their names (e.g. stored,direct); BENCH_VERBOSE also prints the API's CPU per direct send;
+ * BENCH_API_ARGS="--cpu-prof --cpu-prof-dir=<dir>" profiles the API; BENCH_ONLY=svc skips the chain;
+ * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>" profiles the svc workers.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { writeFileSync, mkdtempSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "pg";
 import { Queue } from "bullmq";
 import { newId } from "@svc/core";
+import { createApiKey } from "@svc/engine";
 import { createQueues, type Queues } from "@svc/queue";
+import { createPrisma } from "@svc/store";
 import { ACCEPT_BATCH, acceptShapedJobs } from "./lib/accept-shaped-jobs";
 import { benchDatabases } from "./lib/bench-databases";
+import { benchRecipients, insertRecipients } from "./lib/bench-recipients";
+import { startChild, startNode, stopAll, until } from "./lib/processes";
 import { fmt, writeSection } from "./lib/results";
+import { sentCount } from "./lib/sent-count";
 import { median } from "./lib/wrk";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -34,6 +49,27 @@ const N = Number(process.env.BENCH_MESSAGES ?? 5000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 5);
+// Fixed-rate mode: the same rates for svc and the chain, event → sent latency at equal load.
+const RATES = (process.env.BENCH_RATES ?? "200,500,1000").split(",").filter(Boolean).map(Number);
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 20);
+const WARM_UP_SECONDS = 3;
+const DIRECT_CLIENTS = 16;
+// Which phases run: burst (with paced and delivery only), rates (fixed-rate latency).
+const PHASES = new Set((process.env.BENCH_PHASES ?? "burst,rates,shapes").split(","));
+// Shapes: each a burst of this many messages, beside stored recipients on the console channel.
+const SHAPE_N = Number(process.env.BENCH_SHAPE_MESSAGES ?? 2000);
+const SHAPES = [
+  "stored, console",
+  "inline profile, new people",
+  "inline profile, existing people",
+  "direct sends (POST /v1/messages)",
+  "webhook channel (local sink)",
+] as const;
+type ShapeName = (typeof SHAPES)[number];
+// BENCH_SHAPES=stored,direct runs only the shapes whose names contain one of these words.
+const SHAPE_FILTER = (process.env.BENCH_SHAPES ?? "").split(",").filter(Boolean);
+const shapeRuns = (shape: ShapeName) =>
+  SHAPE_FILTER.length === 0 || SHAPE_FILTER.some((w) => shape.includes(w));
 const RECIPIENTS = 1000;
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const REGISTER = path.join(ROOT, "scripts/register-ts.cjs");
@@ -41,35 +77,8 @@ const REGISTER = path.join(ROOT, "scripts/register-ts.cjs");
 interface Run {
   perSecond: number;
   p50: number;
+  p95: number;
   p99: number;
-}
-
-function startChild(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  child.stderr!.on("data", (chunk: Buffer) => process.stderr.write(chunk));
-  return child;
-}
-
-async function stopAll(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await Promise.race([exited, sleep(10_000).then(() => child.kill("SIGKILL"))]);
-    }),
-  );
-}
-
-async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 // ---- svc -------------------------------------------------------------------------------------
@@ -92,40 +101,55 @@ async function setUpSvc(pool: Pool): Promise<void> {
     `INSERT INTO rules (key, event, template, category, channels, condition, digest, delay_seconds, updated_at)
      VALUES ('bench-drain-later', 'bench.later', 'bench', 'transactional', ARRAY['push'], NULL, NULL, 1, now())`,
   );
-  const ids = Array.from({ length: RECIPIENTS }, (_, i) => ({
-    id: newId("recipient"),
-    external: `bench-${i}`,
-  }));
+  // Shapes: the webhook channel, and inline profiles on the same push channel.
   await pool.query(
-    `INSERT INTO recipients (id, external_id, updated_at) SELECT *, now() FROM unnest($1::text[], $2::text[])`,
-    [ids.map((r) => r.id), ids.map((r) => r.external)],
+    `INSERT INTO rules (key, event, template, category, channels, condition, digest, updated_at)
+     VALUES ('bench-hook', 'bench.hook', 'bench', 'transactional', ARRAY['hook'], NULL, NULL, now())`,
   );
-  await pool.query(
-    `INSERT INTO addresses (recipient_id, channel, value) SELECT r, 'push', 'device-' || r FROM unnest($1::text[]) AS r`,
-    [ids.map((r) => r.id)],
-  );
+  await insertRecipients(pool, benchRecipients(RECIPIENTS), ["push", "hook"]);
 }
+
+/** The shape of the events a phase inserts: stored people, or an inline profile (new or known people). */
+type EventShape = "stored" | "profile-new" | "profile-existing";
 
 let eventCounter = 0;
-async function insertEvents(pool: Pool, queues: Queues, count: number, name = "bench.drain"): Promise<void> {
+async function insertEvents(
+  pool: Pool,
+  queues: Queues,
+  count: number,
+  name = "bench.drain",
+  shape: EventShape = "stored",
+): Promise<void> {
   const rows = Array.from({ length: count }, () => {
     const n = eventCounter++;
-    return { id: newId("event"), recipient: `bench-${n % RECIPIENTS}`, data: JSON.stringify({ order: n }) };
+    const recipient = shape === "profile-new" ? `new-${n}` : `bench-${n % RECIPIENTS}`;
+    // The "identify on trigger" shape: locale, attributes and the device with every event.
+    const profile =
+      shape === "stored"
+        ? null
+        : JSON.stringify({
+            locale: "en",
+            attributes: { plan: "pro", seen: n },
+            addresses: [
+              { channel: "push", value: `device-${recipient}` },
+              { channel: "hook", value: `device-${recipient}` },
+            ],
+          });
+    return { id: newId("event"), recipient, data: JSON.stringify({ order: n }), profile };
   });
   await pool.query(
-    `INSERT INTO events (id, name, source, sender, recipient_external_id, data, created_at)
-     SELECT id, $4, 'api', 'backend', r, d::jsonb, clock_timestamp() FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, r, d)`,
-    [rows.map((r) => r.id), rows.map((r) => r.recipient), rows.map((r) => r.data), name],
+    `INSERT INTO events (id, name, source, sender, recipient_external_id, data, recipient_profile, created_at)
+     SELECT id, $5, 'api', 'backend', r, d::jsonb, p::jsonb, clock_timestamp()
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(id, r, d, p)`,
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.recipient),
+      rows.map((r) => r.data),
+      rows.map((r) => r.profile),
+      name,
+    ],
   );
   await queues.enqueueBulk(acceptShapedJobs(rows.map((r) => r.id)));
-}
-
-async function sentCount(pool: Pool, since: Date): Promise<number> {
-  const { rows } = await pool.query(
-    `SELECT count(*)::int AS n FROM messages WHERE status IN ('sent', 'delivered') AND created_at >= $1`,
-    [since],
-  );
-  return rows[0].n as number;
 }
 
 async function svcStats(
@@ -133,13 +157,16 @@ async function svcStats(
   since: Date,
   from: "event" | "queued",
   startedAt?: Date,
-): Promise<Run & { failed: number }> {
+): Promise<Run & { failed: number; ingestP50: number; ingestP99: number }> {
   const { rows } = await pool.query(
     `SELECT count(*) FILTER (WHERE m.status NOT IN ('sent', 'delivered'))::int AS failed,
             extract(epoch FROM max(m.sent_at) - $2::timestamptz) * 1000 AS span_ms,
             count(*)::int AS n,
             percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM m.sent_at - e.created_at) * 1000) AS p50,
-            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM m.sent_at - e.created_at) * 1000) AS p99
+            percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM m.sent_at - e.created_at) * 1000) AS p95,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM m.sent_at - e.created_at) * 1000) AS p99,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM m.created_at - e.created_at) * 1000) AS ingest_p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM m.created_at - e.created_at) * 1000) AS ingest_p99
        FROM messages m JOIN events e ON e.id = m.event_id WHERE e.created_at >= $1`,
     [since, from === "queued" ? startedAt : since],
   );
@@ -147,8 +174,11 @@ async function svcStats(
   return {
     perSecond: (1000 * r.n) / Number(r.span_ms),
     p50: Number(r.p50),
+    p95: Number(r.p95),
     p99: Number(r.p99),
     failed: r.failed,
+    ingestP50: Number(r.ingest_p50),
+    ingestP99: Number(r.ingest_p99),
   };
 }
 
@@ -160,7 +190,9 @@ async function runSvc(pool: Pool, queues: Queues): Promise<{ burst: Run; paced: 
   const burst = await svcStats(pool, since, "event");
   // paced, at half the burst rate
   since = new Date();
-  const pacedCount = await addPaced(burst.perSecond / 2, (count) => insertEvents(pool, queues, count));
+  const pacedCount = await addPaced(burst.perSecond / 2, PACED_SECONDS, (count) =>
+    insertEvents(pool, queues, count),
+  );
   await until(async () => (await sentCount(pool, since)) >= pacedCount, 120_000, "svc paced");
   const pacedStats = await svcStats(pool, since, "event");
   // delivery only
@@ -191,11 +223,129 @@ async function runSvc(pool: Pool, queues: Queues): Promise<{ burst: Run; paced: 
   return { burst, paced: pacedStats, deliveryOnly: deliveryOnly.perSecond };
 }
 
-/** Calls `add(k)` every 20 ms so `rate` items per second go in for PACED_SECONDS; returns how many. */
-async function addPaced(rate: number, add: (count: number) => Promise<void>): Promise<number> {
+/** Messages created since `since` and sent, per second up to the last `sent_at` (and whether all `count` are). */
+async function drainRate(pool: Pool, since: Date, count: number, what: string): Promise<number> {
+  await until(
+    async () => {
+      const { rows } = await pool.query(
+        `SELECT status, status_reason, count(*)::int AS n FROM messages WHERE created_at >= $1 GROUP BY 1, 2`,
+        [since],
+      );
+      const done = rows.filter((r) => !["queued", "sending"].includes(r.status as string));
+      if (done.reduce((sum, r) => sum + (r.n as number), 0) < count) return false;
+      const failed = done.filter((r) => !["sent", "delivered"].includes(r.status as string));
+      if (failed.length > 0) throw new Error(`${what}: ${JSON.stringify(failed)}`);
+      return true;
+    },
+    300_000,
+    what,
+  );
+  const { rows } = await pool.query(
+    `SELECT count(*)::int AS n, extract(epoch FROM max(sent_at) - $1::timestamptz) * 1000 AS span_ms
+       FROM messages WHERE created_at >= $1 AND status IN ('sent', 'delivered')`,
+    [since],
+  );
+  return (1000 * rows[0].n) / Number(rows[0].span_ms);
+}
+
+interface DirectSender {
+  url: string;
+  key: string;
+  /** The API process, whose CPU time per send is reported (Linux /proc). */
+  pid?: number;
+}
+
+/** User + system CPU milliseconds the process has used so far (0 where /proc is missing). */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in 1/100 s
+  } catch {
+    return 0;
+  }
+}
+
+/** Each shape as a burst of SHAPE_N messages, one after the other (messages/s). */
+async function runShapes(
+  pool: Pool,
+  queues: Queues,
+  direct: DirectSender,
+): Promise<Record<ShapeName, number>> {
+  const burst = async (shape: ShapeName, send: () => Promise<void>) => {
+    if (!shapeRuns(shape)) return Number.NaN;
+    const since = new Date();
+    await send();
+    if (process.env.BENCH_VERBOSE)
+      console.log(`  ${shape}: ${fmt((1000 * SHAPE_N) / (Date.now() - since.getTime()))}/s entered`);
+    return drainRate(pool, since, SHAPE_N, shape);
+  };
+  const result = {} as Record<ShapeName, number>;
+  if (process.env.BENCH_HOOK_FIRST && shapeRuns("webhook channel (local sink)"))
+    await burst("webhook channel (local sink)", () => insertEvents(pool, queues, SHAPE_N, "bench.hook"));
+  result["stored, console"] = await burst("stored, console", () => insertEvents(pool, queues, SHAPE_N));
+  result["inline profile, new people"] = await burst("inline profile, new people", () =>
+    insertEvents(pool, queues, SHAPE_N, "bench.drain", "profile-new"),
+  );
+  result["inline profile, existing people"] = await burst("inline profile, existing people", () =>
+    insertEvents(pool, queues, SHAPE_N, "bench.drain", "profile-existing"),
+  );
+  result["direct sends (POST /v1/messages)"] = await burst("direct sends (POST /v1/messages)", () =>
+    postMessages(direct, SHAPE_N),
+  );
+  result["webhook channel (local sink)"] = await burst("webhook channel (local sink)", () =>
+    insertEvents(pool, queues, SHAPE_N, "bench.hook"),
+  );
+  return result;
+}
+
+/** POSTs `count` direct sends from DIRECT_CLIENTS concurrent clients. */
+async function postMessages({ url, key, pid }: DirectSender, count: number): Promise<void> {
+  const cpuBefore = cpuMs(pid);
+  let next = 0;
+  const client = async () => {
+    while (next < count) {
+      const n = next++;
+      const response = await fetch(`${url}/v1/messages`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          recipient: `bench-${n % RECIPIENTS}`,
+          template: "bench",
+          category: "transactional",
+          channels: ["push"],
+          data: { order: n },
+        }),
+      });
+      if (response.status !== 202)
+        throw new Error(`POST /v1/messages: ${response.status} ${await response.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: DIRECT_CLIENTS }, client));
+  console.log(`  direct sends: API process CPU ${((cpuMs(pid) - cpuBefore) / count).toFixed(2)} ms per send`);
+}
+
+/** svc at `rate` events/s for RATE_SECONDS: event `created_at` → `sent_at`. */
+async function svcAtRate(pool: Pool, queues: Queues, rate: number, seconds = RATE_SECONDS): Promise<Run> {
+  const since = new Date();
+  const count = await addPaced(rate, seconds, (n) => insertEvents(pool, queues, n));
+  await until(async () => (await sentCount(pool, since)) >= count, 120_000, `svc at ${rate}/s`);
+  const stats = await svcStats(pool, since, "event");
+  if (process.env.BENCH_VERBOSE)
+    console.log(
+      `  svc at ${rate}/s: event → message row p50 ${fmt(stats.ingestP50)} ms p99 ${fmt(stats.ingestP99)} ms`,
+    );
+  return { ...stats, perSecond: rate };
+}
+
+/** Calls `add(k)` every 20 ms so `rate` items per second go in for `seconds`; returns how many. */
+async function addPaced(
+  rate: number,
+  seconds: number,
+  add: (count: number) => Promise<void>,
+): Promise<number> {
   const start = Date.now();
   let added = 0;
-  while (Date.now() - start < PACED_SECONDS * 1000) {
+  while (Date.now() - start < seconds * 1000) {
     const due = Math.floor(((Date.now() - start) / 1000) * rate) - added;
     if (due > 0) {
       await add(due);
@@ -206,9 +356,33 @@ async function addPaced(rate: number, add: (count: number) => Promise<void>): Pr
   return added;
 }
 
+const latencies = (r: Run) => `p50 ${fmt(r.p50)} ms, p95 ${fmt(r.p95)} ms, p99 ${fmt(r.p99)} ms`;
+const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+
+async function messagesKey(databaseUrl: string): Promise<string> {
+  const prisma = createPrisma({ databaseUrl });
+  try {
+    const created = await createApiKey(
+      { prisma, now: () => new Date() },
+      { name: "bench-drain", scopes: ["messages:write"] },
+    );
+    return created.key;
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
 // ---- bare chain --------------------------------------------------------------------------------
 
-async function runChain(pool: Pool, first: Queue, last: Queue): Promise<{ burst: Run; paced: Run }> {
+async function runChain(
+  pool: Pool,
+  first: Queue,
+  last: Queue,
+  rates: number[],
+): Promise<{ burst?: Run; paced?: Run; atRate: Run[] }> {
   const add = async (count: number) => {
     const ids = Array.from({ length: count }, () => `item-${randomBytes(8).toString("hex")}`);
     const at = Date.now();
@@ -224,15 +398,32 @@ async function runChain(pool: Pool, first: Queue, last: Queue): Promise<{ burst:
     const end = Math.max(...jobs.map((j) => j.finishedOn!));
     await last.clean(0, 1_000_000, "completed");
     const pick = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-    return { perSecond: (1000 * count) / (end - startedAt), p50: pick(0.5), p99: pick(0.99) };
+    return {
+      perSecond: (1000 * count) / (end - startedAt),
+      p50: pick(0.5),
+      p95: pick(0.95),
+      p99: pick(0.99),
+    };
   };
-  let start = Date.now();
-  await add(N);
-  const burst = await measure(N, start);
-  start = Date.now();
-  const count = await addPaced(burst.perSecond / 2, add);
-  const pacedRun = await measure(count, start);
-  return { burst, paced: pacedRun };
+  const result: { burst?: Run; paced?: Run; atRate: Run[] } = { atRate: [] };
+  if (PHASES.has("burst") || PHASES.has("shapes")) {
+    let start = Date.now();
+    await add(N);
+    result.burst = await measure(N, start);
+    start = Date.now();
+    const count = await addPaced(result.burst.perSecond / 2, PACED_SECONDS, add);
+    result.paced = await measure(count, start);
+  }
+  if (rates.length > 0) {
+    const warmUp = await addPaced(rates[0]!, WARM_UP_SECONDS, add);
+    await measure(warmUp, Date.now());
+  }
+  for (const rate of rates) {
+    const start = Date.now();
+    const count = await addPaced(rate, RATE_SECONDS, add);
+    result.atRate.push({ ...(await measure(count, start)), perSecond: rate });
+  }
+  return result;
 }
 
 // ---- main --------------------------------------------------------------------------------------
@@ -245,6 +436,14 @@ async function main() {
   );
   await setUpSvc(svcPool);
 
+  // The webhook channel's receiver: answers every POST with 200 at once.
+  const sink = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(200).end());
+  });
+  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+  const sinkPort = (sink.address() as AddressInfo).port;
+
   const dir = mkdtempSync(path.join(tmpdir(), "svc-drain-"));
   const configFile = path.join(dir, "svc.yaml");
   const svcPrefix = `svc-bench-drain-${tag}`;
@@ -253,7 +452,14 @@ async function main() {
     JSON.stringify({
       database: { url: svcDb, auto_migrate: false },
       redis: { url: REDIS_URL, prefix: svcPrefix },
-      channels: { push: { provider: "console" } },
+      channels: {
+        push: { provider: "console" },
+        hook: {
+          provider: "webhook",
+          url: `http://127.0.0.1:${sinkPort}/hook`,
+          secret_env: "BENCH_HOOK_SECRET",
+        },
+      },
       log: { level: "warn" },
     }),
   );
@@ -275,6 +481,7 @@ async function main() {
       ],
       {
         SVC_SECRET_KEY: secretKey,
+        BENCH_HOOK_SECRET: "bench",
       },
     );
   // BENCH_DELIVERY_PROF=<dir>: delivery runs in one extra process of its own, CPU-profiled there.
@@ -287,7 +494,28 @@ async function main() {
   const chainQueues = ["chain-a", "chain-b", "chain-c"].map(
     (name) => new Queue(name, { connection: { url: REDIS_URL }, prefix: chainPrefix }),
   );
+  // Direct sends go through the API (from source, workers not embedded), with a key made here.
+  const apiPort = 20_000 + Math.floor(Math.random() * 10_000);
+  const api = PHASES.has("shapes")
+    ? await startNode(
+        path.join(ROOT, "apps/api/src/main.ts"),
+        [],
+        {
+          SVC_CONFIG: configFile,
+          SVC_SECRET_KEY: secretKey,
+          BENCH_HOOK_SECRET: "bench",
+          PORT: String(apiPort),
+          SVC__WORKER__EMBEDDED: "false",
+          SVC__API__RATE_LIMIT__ENABLED: "false",
+        },
+        `http://127.0.0.1:${apiPort}/readyz`,
+        // BENCH_API_ARGS="--cpu-prof --cpu-prof-dir=<dir>" profiles the API process.
+        [...(process.env.BENCH_API_ARGS ?? "").split(" ").filter(Boolean), "-r", REGISTER],
+      )
+    : null;
+  const direct = { url: `http://127.0.0.1:${apiPort}`, key: await messagesKey(svcDb), pid: api?.pid };
   const results = {
+    shapes: [] as Record<ShapeName, number>[],
     svc: [] as Run[],
     svcPaced: [] as Run[],
     deliveryOnly: [] as number[],
@@ -295,6 +523,8 @@ async function main() {
     updatePaced: [] as Run[],
     noupdate: [] as Run[],
     noupdatePaced: [] as Run[],
+    svcRates: [] as Run[][],
+    chainRates: [] as Run[][],
   };
   try {
     await until(
@@ -309,14 +539,36 @@ async function main() {
       "svc workers",
     );
     for (let round = 0; round < ROUNDS; round++) {
-      const svc = await runSvc(svcPool, queues);
-      results.svc.push(svc.burst);
-      results.svcPaced.push(svc.paced);
-      results.deliveryOnly.push(svc.deliveryOnly);
-      console.log(
-        `round ${round + 1} svc: ${fmt(svc.burst.perSecond)} msg/s, paced p50 ${fmt(svc.paced.p50)} ms p99 ${fmt(svc.paced.p99)} ms, delivery only ${fmt(svc.deliveryOnly)} msg/s`,
-      );
-      for (const mode of process.env.BENCH_ONLY === "svc" ? [] : (["update", "noupdate"] as const)) {
+      if (PHASES.has("burst")) {
+        const svc = await runSvc(svcPool, queues);
+        results.svc.push(svc.burst);
+        results.svcPaced.push(svc.paced);
+        results.deliveryOnly.push(svc.deliveryOnly);
+        console.log(
+          `round ${round + 1} svc: ${fmt(svc.burst.perSecond)} msg/s, paced p50 ${fmt(svc.paced.p50)} ms p99 ${fmt(svc.paced.p99)} ms, delivery only ${fmt(svc.deliveryOnly)} msg/s`,
+        );
+      }
+      const rates = PHASES.has("rates") ? RATES : [];
+      const svcRates: Run[] = [];
+      // Warm up first (JIT, pools, caches), unmeasured, as the chain does below.
+      if (rates.length > 0) await svcAtRate(svcPool, queues, rates[0]!, WARM_UP_SECONDS);
+      for (const rate of rates) {
+        const run = await svcAtRate(svcPool, queues, rate);
+        svcRates.push(run);
+        console.log(`round ${round + 1} svc at ${rate}/s: ${latencies(run)} (uptime: ${loadAverage()})`);
+      }
+      if (rates.length > 0) results.svcRates.push(svcRates);
+      if (PHASES.has("shapes")) {
+        const shapes = await runShapes(svcPool, queues, direct);
+        results.shapes.push(shapes);
+        for (const shape of SHAPES)
+          console.log(
+            `round ${round + 1} svc ${shape}: ${fmt(shapes[shape])} msg/s (uptime: ${loadAverage()})`,
+          );
+      }
+      const modes = process.env.BENCH_ONLY === "svc" ? [] : (["update", "noupdate"] as const);
+      for (const mode of modes) {
+        if (mode === "noupdate" && !PHASES.has("burst")) continue;
         const chain = Array.from({ length: WORKERS }, () =>
           startChild([
             path.join(__dirname, "reference/bare-delivery-chain.js"),
@@ -332,19 +584,33 @@ async function main() {
             30_000,
             "chain workers",
           );
-          const run = await runChain(chainPool, chainQueues[0]!, chainQueues[2]!);
-          results[mode].push(run.burst);
-          results[`${mode}Paced`].push(run.paced);
-          console.log(
-            `round ${round + 1} chain ${mode}: ${fmt(run.burst.perSecond)} items/s, paced p50 ${fmt(run.paced.p50)} ms p99 ${fmt(run.paced.p99)} ms`,
+          const run = await runChain(
+            chainPool,
+            chainQueues[0]!,
+            chainQueues[2]!,
+            mode === "update" ? rates : [],
           );
+          if (run.burst && run.paced) {
+            results[mode].push(run.burst);
+            results[`${mode}Paced`].push(run.paced);
+            console.log(
+              `round ${round + 1} chain ${mode}: ${fmt(run.burst.perSecond)} items/s, paced p50 ${fmt(run.paced.p50)} ms p99 ${fmt(run.paced.p99)} ms`,
+            );
+          }
+          run.atRate.forEach((r) =>
+            console.log(
+              `round ${round + 1} chain at ${r.perSecond}/s: ${latencies(r)} (uptime: ${loadAverage()})`,
+            ),
+          );
+          if (run.atRate.length > 0) results.chainRates.push(run.atRate);
         } finally {
           await stopAll(chain);
         }
       }
     }
   } finally {
-    await stopAll(svcWorkers);
+    await stopAll(api ? [...svcWorkers, api] : svcWorkers);
+    sink.close();
     await queues.close();
     await Promise.all(chainQueues.map((q) => q.obliterate({ force: true }).then(() => q.close())));
     await databases.drop();
@@ -401,9 +667,91 @@ work was cutting round trips):
 - Rounds vary a lot on this shared 2-core box (other benchmarks ran at the same time); the ratio
   compares systems run back to back in each round.
 `;
-  console.log(table);
-  if (process.env.BENCH_ONLY === "svc") return;
-  if (process.env.BENCH_WRITE !== "0") writeSection("delivery-drain", table);
+  const write = process.env.BENCH_ONLY !== "svc" && process.env.BENCH_WRITE !== "0";
+  if (PHASES.has("burst")) {
+    console.log(table);
+    if (write) writeSection("delivery-drain", table);
+  }
+  if (results.shapes.length > 0) {
+    const shapes = shapesTable(results.shapes, results.update);
+    console.log(shapes);
+    if (write) writeSection("delivery-shapes", shapes);
+  }
+  if (results.svcRates.length > 0) {
+    const latency = latencyTable(results.svcRates, results.chainRates);
+    console.log(latency);
+    if (write) writeSection("delivery-latency", latency);
+  }
+}
+
+/** Each shape's drain rate beside stored recipients on the console channel and the chain, medians. */
+function shapesTable(runs: Record<ShapeName, number>[], chain: Run[]): string {
+  const rate = (shape: ShapeName) => median(runs.map((r) => r[shape]));
+  const base = rate("stored, console");
+  const chainRate = chain.length > 0 ? median(chain.map((r) => r.perSecond)) : NaN;
+  const rows = SHAPES.map(
+    (shape) =>
+      `| ${shape} | ${fmt(rate(shape))} | ${fmt(rate(shape) / base, 2)} | ${fmt(rate(shape) / chainRate, 2)} |`,
+  );
+  const below = SHAPES.filter((shape) => rate(shape) < 0.8 * base);
+  const inline = Math.min(rate("inline profile, new people"), rate("inline profile, existing people"));
+  return `
+## Delivery drain by shape
+
+${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), load average at the end ${loadAverage()}.
+${runs.length} round(s), medians; ${WORKERS} worker processes, each a burst of ${fmt(SHAPE_N)} messages, one shape after
+the other in each round, beside the bare chain's burst (one UPDATE per step) of the same round.
+Messages/s: messages / (last \`sent_at\` − first insert or POST).
+
+- stored, console: pending events of known people (as the drain above), \`console\` provider.
+- inline profile: each event carries \`recipient\` with locale, attributes and one address (the
+  "identify on trigger" shape); new people (a new external id per event) or the 1,000 known ones.
+- direct sends: ${DIRECT_CLIENTS} clients POST \`/v1/messages\` to an API process (from source, no embedded workers).
+- webhook: the \`webhook\` provider to a local HTTP sink answering 200 at once.
+
+| Shape | Messages/s | × stored, console | × bare chain |
+|---|---|---|---|
+${rows.join("\n")}
+
+Targets: each shape ≥ 0.8 × stored, console: **${below.length === 0 ? "met" : `not met (${below.join("; ")})`}**;
+inline profiles ≥ 1.0 × bare chain: **${inline >= chainRate ? "met" : "not met"}** (${fmt(inline / chainRate, 2)}).
+`;
+}
+
+/** Fixed-rate latency, svc beside the chain at the same rates, medians over rounds. */
+function latencyTable(svcRuns: Run[][], chainRuns: Run[][]): string {
+  const at = (runs: Run[][], i: number, key: keyof Run) => median(runs.map((r) => r[i]![key]));
+  const rows = RATES.map((rate, i) => {
+    const [s50, s95, s99] = (["p50", "p95", "p99"] as const).map((k) => at(svcRuns, i, k));
+    const [c50, c95, c99] = (["p50", "p95", "p99"] as const).map((k) =>
+      chainRuns.length > 0 ? at(chainRuns, i, k) : NaN,
+    );
+    return `| ${fmt(rate)} | ${fmt(s50!)} / ${fmt(s95!)} / ${fmt(s99!)} ms | ${fmt(c50!)} / ${fmt(c95!)} / ${fmt(c99!)} ms | ${fmt(s99! / c99!, 2)} |`;
+  });
+  const idx500 = RATES.indexOf(500);
+  const idx200 = RATES.indexOf(200);
+  const verdicts = [
+    idx500 >= 0 && chainRuns.length > 0
+      ? `svc p99 ≤ chain p99 at 500 events/s: **${at(svcRuns, idx500, "p99") <= at(chainRuns, idx500, "p99") ? "met" : "not met"}**`
+      : "",
+    idx200 >= 0
+      ? `svc p99 ≤ 50 ms at 200 events/s: **${at(svcRuns, idx200, "p99") <= 50 ? "met" : "not met"}**`
+      : "",
+  ].filter(Boolean);
+  return `
+## Delivery latency at equal load
+
+${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), load average at the end ${loadAverage()}.
+${svcRuns.length} round(s), medians; ${WORKERS} worker processes per system. Events (chain items) go in every 20 ms
+at a fixed rate for ${RATE_SECONDS} s, the same rate for both systems; one \`ingest-events\` job per ${ACCEPT_BATCH} events
+of a tick. Latency: svc event \`created_at\` → message \`sent_at\`; chain insert → last step finished.
+
+| Events/s | svc p50 / p95 / p99 | bare chain (UPDATE per step) p50 / p95 / p99 | svc p99 / chain p99 |
+|---|---|---|---|
+${rows.join("\n")}
+
+${verdicts.join("; ")}.
+`;
 }
 
 main().catch((error) => {

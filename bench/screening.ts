@@ -15,19 +15,21 @@
  *   messages/s: agent messages / (last one sent − first event inserted), screening included.
  * Targets: non-agent throughput with screening on ≥ 0.9 × off; agent messages screened ≥ 100/s.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Pool } from "pg";
 import { newId } from "@svc/core";
 import { createQueues, type Queues } from "@svc/queue";
 import { deleteKeysStartingWith, startFakeModelServer, type FakeModelServer } from "@svc/testkit";
 import { ACCEPT_BATCH, acceptShapedJobs } from "./lib/accept-shaped-jobs";
 import { benchDatabases } from "./lib/bench-databases";
+import { benchRecipients, insertRecipients } from "./lib/bench-recipients";
+import { startChild, stopAll, until } from "./lib/processes";
 import { fmt, writeSection } from "./lib/results";
+import { sentCount } from "./lib/sent-count";
 import { median } from "./lib/wrk";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -54,14 +56,6 @@ interface Run {
   screeningOnly: number | null;
 }
 
-async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 async function setUp(pool: Pool): Promise<void> {
   await pool.query(`INSERT INTO templates (key, locales, updated_at) VALUES ('bench', $1, now())`, [
     JSON.stringify({ en: { title: "Order {{ data.order }}", body: "Order {{ data.order }} shipped." } }),
@@ -74,18 +68,7 @@ async function setUp(pool: Pool): Promise<void> {
     `INSERT INTO agents (key, name, description, frequency_caps, updated_at)
      VALUES ('bench-bot', 'Bench bot', 'Tells people their orders shipped', '[]', now())`,
   );
-  const ids = Array.from({ length: RECIPIENTS }, (_, i) => ({
-    id: newId("recipient"),
-    external: `bench-${i}`,
-  }));
-  await pool.query(
-    `INSERT INTO recipients (id, external_id, updated_at) SELECT *, now() FROM unnest($1::text[], $2::text[])`,
-    [ids.map((r) => r.id), ids.map((r) => r.external)],
-  );
-  await pool.query(
-    `INSERT INTO addresses (recipient_id, channel, value) SELECT r, 'push', 'device-' || r FROM unnest($1::text[]) AS r`,
-    [ids.map((r) => r.id)],
-  );
+  await insertRecipients(pool, benchRecipients(RECIPIENTS));
 }
 
 let eventCounter = 0;
@@ -109,14 +92,6 @@ async function insertEvents(pool: Pool, queues: Queues, count: number, agentOnly
   await queues.enqueueBulk(acceptShapedJobs(rows.map((r) => r.id)));
 }
 
-async function settled(pool: Pool, since: Date): Promise<number> {
-  const { rows } = await pool.query(
-    `SELECT count(*)::int AS n FROM messages WHERE status IN ('sent', 'delivered') AND created_at >= $1`,
-    [since],
-  );
-  return rows[0].n as number;
-}
-
 async function stats(pool: Pool, since: Date): Promise<Omit<Run, "screeningOnly">> {
   const { rows } = await pool.query(
     `SELECT (agent_key IS NOT NULL) AS agent, count(*)::int AS n,
@@ -132,24 +107,13 @@ async function stats(pool: Pool, since: Date): Promise<Omit<Run, "screeningOnly"
   return { backendPerSecond: rate(of(false)), agentPerSecond: rate(of(true)), screened: of(true).screened };
 }
 
-function startWorker(configFile: string, secretKey: string): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    ["-r", REGISTER, path.join(ROOT, "apps/worker/src/main.ts"), "--config", configFile],
-    { env: { ...process.env, SVC_SECRET_KEY: secretKey }, stdio: ["ignore", "ignore", "pipe"] },
-  );
-  child.stderr!.on("data", (chunk: Buffer) => process.stderr.write(chunk));
-  return child;
-}
+// BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>" profiles the workers (as in bench/drain.ts).
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
-async function stopAll(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await Promise.race([exited, sleep(10_000).then(() => child.kill("SIGKILL"))]);
-    }),
+function startWorker(configFile: string, secretKey: string): ChildProcess {
+  return startChild(
+    [...NODE_ARGS, "-r", REGISTER, path.join(ROOT, "apps/worker/src/main.ts"), "--config", configFile],
+    { SVC_SECRET_KEY: secretKey },
   );
 }
 
@@ -188,7 +152,7 @@ async function run(
     );
     const since = new Date();
     await insertEvents(pool, queues, N);
-    await until(async () => (await settled(pool, since)) >= N, 300_000, "drain");
+    await until(async () => (await sentCount(pool, since)) >= N, 300_000, "drain");
     const mixed = await stats(pool, since);
     return { ...mixed, screeningOnly: screening ? await screeningOnly(pool, queues, model) : null };
   } finally {
@@ -223,7 +187,7 @@ async function screeningOnly(pool: Pool, queues: Queues, model: FakeModelServer)
   const calls = model.calls.length;
   const resumedAt = Date.now();
   await screeningQueue.resume();
-  await until(async () => (await settled(pool, since)) >= count, 300_000, "screening backlog");
+  await until(async () => (await sentCount(pool, since)) >= count, 300_000, "screening backlog");
   const asked = model.calls.slice(calls);
   return (1000 * asked.length) / (asked.at(-1)!.at + MODEL_MS - resumedAt);
 }

@@ -88,3 +88,32 @@ export function cpuSecondsOf(pid: number): number {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean);
   return own + children.reduce((sum, child) => sum + cpuSecondsOf(Number(child)), 0);
 }
+
+/** Starts a Node process with these arguments; its stderr is passed through to ours. */
+export function startChild(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  child.stderr!.on("data", (chunk: Buffer) => process.stderr.write(chunk));
+  return child;
+}
+
+/** Stops every child still running (SIGTERM, then SIGKILL after 10 s), all at once. */
+export async function stopAll(children: ChildProcess[]): Promise<void> {
+  await Promise.all(children.filter((child) => child.signalCode === null).map(stop));
+}
+
+/** Polls `probe` every `pollMs` until it holds; throws after `timeoutMs`. */
+export async function until(
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  pollMs = 50,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(pollMs);
+  }
+}
