@@ -9,8 +9,10 @@ import { operationRouter } from "./http/operation-router";
 import { requestPath } from "./http/problem";
 import { probesRouter, type ReadinessCheck } from "./http/probes";
 import { requestContext } from "./http/request-context";
+import { requestMetrics } from "./http/request-metrics";
 import { series } from "./http/middleware-series";
 import { refuseUnstorableText } from "./http/unstorable-text";
+import { validateEachItem } from "./http/validate-each";
 import { assertValidOpenApiDocument } from "./openapi/assert-valid";
 import { loadOpenApiDocument, type OpenApiDocument } from "./openapi/load-openapi";
 
@@ -47,8 +49,8 @@ const notImplemented: RequestHandler = (req, _res, next) =>
   next(new AppError("not_found", `No endpoint at ${req.method} ${requestPath(req)}`));
 
 // Order matters: context and access log; docs; unvalidated mounts; body parsing (errors held);
-// route matching; beforeValidation (auth); held body errors; validation; no U+0000 in the body;
-// routes; problem handler.
+// route matching; beforeValidation (auth); held body errors; validation (then per item, for
+// batch lists); no U+0000 in the body; routes; problem handler.
 // Steps that run on every request share one router layer each (see middleware-series).
 export function createApp(deps: AppDeps): Express {
   const doc = deps.apiDocument ?? loadOpenApiDocument();
@@ -60,7 +62,7 @@ export function createApp(deps: AppDeps): Express {
   const docs = docsRouter(doc);
   const docsForReads: RequestHandler = (req, res, next) =>
     req.method === "GET" || req.method === "HEAD" ? docs(req, res, next) : next();
-  app.use(series(requestContext(deps.logger), docsForReads));
+  app.use(series(requestContext(deps.logger), requestMetrics(), docsForReads));
   deps.mountUnvalidated?.(app);
 
   const routes = operationRouter();
@@ -77,6 +79,7 @@ export function createApp(deps: AppDeps): Express {
       ...(deps.beforeValidation ?? []),
       raiseHeldBodyError,
       ...openapi.validate,
+      validateEachItem(doc),
       refuseUnstorableText,
       routes.handle,
       notImplemented,

@@ -17,6 +17,7 @@ import { apiKeyCacheWithNotices } from "./auth/api-key-notices";
 import { rateLimit } from "./auth/rate-limit";
 import { requireKey } from "./auth/require-key";
 import { mountQueueDashboard } from "./http/queue-dashboard";
+import { mountMetrics } from "./http/metrics-route";
 import { PREFERENCE_PAGES_PATH, preferencePages } from "./hosted/preferences-router";
 import { REVIEW_PAGES_PATH, reviewPages } from "./hosted/review-router";
 import { recipientRightsRoutes } from "./routes/recipient-rights-routes";
@@ -33,6 +34,7 @@ import { approvalsRoutes } from "./routes/approvals-routes";
 import { callbacksRoutes } from "./routes/callbacks-routes";
 import { inboundRoutes, providerWebhookSignature } from "./routes/inbound-routes";
 import { hooksRoutes } from "./routes/hooks-routes";
+import { broadcastsRoutes } from "./routes/broadcasts-routes";
 import { MCP_PATH, mcpRouter } from "./mcp/mcp-router";
 
 export interface ApiServices {
@@ -54,7 +56,7 @@ export function buildApi(services: ApiServices): Express {
   const now = services.now ?? (() => new Date());
   const apiKeyCache = apiKeyCacheWithNotices({ prisma, redis, prefix: config.redis.prefix });
   const deps = { prisma, now, config, logger, queues, apiKeyCache };
-  const limiter = rateLimit(redis, config.redis.prefix, config.api.rate_limit);
+  const limiter = rateLimit(redis, config.redis.prefix, config.api.rate_limit, logger);
   return createApp({
     logger,
     config,
@@ -77,6 +79,7 @@ export function buildApi(services: ApiServices): Express {
     ],
     mountUnvalidated: (app) => {
       mountQueueDashboard(app, queues, deps);
+      mountMetrics(app, queues, deps);
       app.use(PREFERENCE_PAGES_PATH, preferencePages(deps));
       app.use(REVIEW_PAGES_PATH, reviewPages(deps));
       app.use(MCP_PATH, mcpRouter({ ...deps, rateLimit: limiter }));
@@ -104,6 +107,7 @@ export function buildApi(services: ApiServices): Express {
       callbacksRoutes(router, deps);
       inboundRoutes(router, deps);
       hooksRoutes(router, deps);
+      broadcastsRoutes(router, deps);
     },
   });
 }

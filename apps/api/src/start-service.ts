@@ -5,7 +5,7 @@ import { assertSecrets, loadConfig, type SvcConfig } from "@svc/config";
 import { createLogger, type Logger } from "@svc/log";
 import { createQueues, type Queues } from "@svc/queue";
 import { createPrisma, migrate, type PrismaClient } from "@svc/store";
-import { startWorkerProcess, type RunningWorkers } from "@svc/worker";
+import { startMetricsListener, startWorkerProcess, type RunningWorkers } from "@svc/worker";
 import { buildApi } from "./build-api";
 import { loadOrCreateSecretKey } from "./secret-key-file";
 
@@ -34,6 +34,8 @@ export async function startService({
   const redis = new Redis(config.redis.url, {
     maxRetriesPerRequest: 2,
     enableOfflineQueue: false,
+    // A Redis that accepts connections but does not answer must not hold requests (rate limit).
+    commandTimeout: 2_000,
     lazyConnect: false,
   });
   redis.on("error", (error) => logger.warn("redis connection error", { error: error.message }));
@@ -46,6 +48,12 @@ export async function startService({
   const workers = config.worker.embedded
     ? await startEmbeddedWorkers(config, prisma, queues, logger, env)
     : null;
+  // The embedded workers' (and this API's) metrics on a private address too, when configured.
+  const metricsPort = config.worker.metrics_port;
+  const metricsListener =
+    workers && metricsPort !== null
+      ? await startMetricsListener({ host: config.worker.metrics_host, port: metricsPort, queues, logger })
+      : null;
   const app = buildApi({ config, logger, prisma, redis, queues, migrationsDir: MIGRATIONS_DIR, env });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.api.port, config.api.host, () => resolve(s));
@@ -64,6 +72,7 @@ export async function startService({
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        await metricsListener?.close();
         await workers?.close();
         await queues.close();
         redis.disconnect();

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { classifyError } from "./cli-error";
 import { approvalsCommand } from "./commands/api/approvals";
+import { broadcastsCommand } from "./commands/api/broadcasts";
 import { eventsCommand } from "./commands/api/events";
 import { hookCommand } from "./commands/api/hook";
 import { mcpCommand } from "./commands/api/mcp";
@@ -24,7 +25,7 @@ export function buildProgram(session: Session, options: BuildProgramOptions = {}
   const { stdout, stderr } = session.io;
   const program = new Command("svcctl")
     .description(
-      "svc's CLI: messages, events and approvals over the HTTP API; MCP tools and the coding-agent hook; API keys, migrations, jobs and callbacks straight in the database.",
+      "svc's CLI: messages, events, approvals and broadcasts over the HTTP API; MCP tools and the coding-agent hook; API keys, migrations, jobs and callbacks straight in the database.",
     )
     .version(cliVersion(), "-V, --version", "print the version")
     .option("-c, --config <file>", "configuration file (default: $SVC_CONFIG, else ./svc.yaml when present)")
@@ -44,6 +45,7 @@ export function buildProgram(session: Session, options: BuildProgramOptions = {}
   eventsCommand(program, session);
   messagesCommand(program, session);
   approvalsCommand(program, session);
+  broadcastsCommand(program, session);
   hookCommand(program, session);
   mcpCommand(program, session);
   return program;

@@ -1,4 +1,5 @@
 import type { Env, SvcConfig } from "@svc/config";
+import { recoveryTimings } from "@svc/core";
 import {
   QUEUE_NAMES,
   jobNamesOf,
@@ -10,7 +11,9 @@ import {
   type Sweep,
 } from "@svc/queue";
 import {
+  advanceBroadcastsSweep,
   applyPolicyJob,
+  broadcastJobs,
   closeDigestJob,
   closeDueDigestsSweep,
   deliverMessageJob,
@@ -22,6 +25,7 @@ import {
   requeuePendingEventsSweep,
   requeueCallbacksSweep,
   requeueScreeningSweep,
+  retentionSweeps,
   screeningGate,
   screeningJobs,
   sendCallbackJob,
@@ -58,14 +62,19 @@ export interface HandlerRegistry {
 export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
   // Built once per process; bad channel settings or missing credentials stop the start here.
   const providers = createProviders(deps.config.channels, { env: deps.env, now: deps.now });
+  // Recovery sweeps run every `worker.sweep_seconds` (docs/operations.md "Recovery guarantees").
+  const timings = recoveryTimings(deps.config.worker);
   const sweeps: Sweep[] = [
     reportDeadJobsSweep(deps),
-    requeuePendingEventsSweep(deps),
-    ...deliverySweeps(deps),
+    requeuePendingEventsSweep(deps, timings),
+    ...deliverySweeps(deps, timings),
     closeDueDigestsSweep(deps),
     expireHeldItemsSweep(deps),
     requeueCallbacksSweep(deps),
-    requeueScreeningSweep(deps),
+    requeueScreeningSweep(deps, timings),
+    advanceBroadcastsSweep(deps),
+    // Only with a `retention.*` setting on (docs/operations.md "Data retention").
+    ...retentionSweeps(deps),
   ];
   // With screening on, agent messages without a verdict go to the screening queue first.
   const deliver = deliverMessageJob({ ...deps, providers, screen: screeningGate(deps) });
@@ -87,9 +96,11 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
       "deliver-message": deliver,
       "deliver-messages": deliverMessagesJob(deliver),
       "close-digest": closeDigestJob(deps),
-      ...screeningJobs(deps),
+      // Screened messages that pass go on to delivery here too, when this process delivers.
+      ...screeningJobs(inline ? { ...deps, queues: inline.queues } : deps),
       // Refuses to build (ConfigError) when approvals.callback_url is set without SVC_CALLBACK_SECRET.
       "send-callback": sendCallbackJob(deps),
+      ...broadcastJobs(deps),
     },
     sweeps,
     drain: async () => inline?.drain(),

@@ -4,6 +4,7 @@ import { createLogger } from "@svc/log";
 import { createQueues } from "@svc/queue";
 import { createPrisma, migrate } from "@svc/store";
 import path from "node:path";
+import { startMetricsListener } from "./metrics-listener";
 import { exitGracefullyOnSignals } from "./shutdown";
 import { parseQueueNames } from "./start-workers";
 import { startWorkerProcess } from "./worker-process";
@@ -39,9 +40,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   const deliverInline = queueNames.includes("ingest") && queueNames.includes("delivery");
   const now = () => new Date();
   const workers = startWorkerProcess({ queues, logger, prisma, config, now, env, deliverInline }, queueNames);
+  const metricsPort = config.worker.metrics_port;
+  const listener =
+    metricsPort === null
+      ? null
+      : await startMetricsListener({ host: config.worker.metrics_host, port: metricsPort, queues, logger });
   exitGracefullyOnSignals({
     logger,
     close: async () => {
+      await listener?.close();
       await workers.close();
       await queues.close();
       await prisma.$disconnect();

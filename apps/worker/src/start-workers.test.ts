@@ -2,8 +2,11 @@ import { parseQueueNames, startWorkers } from "./start-workers";
 
 describe("parseQueueNames", () => {
   it.each([
-    [undefined, ["ingest", "policy", "delivery", "digests", "screening", "callbacks", "scheduler"]],
-    [[], ["ingest", "policy", "delivery", "digests", "screening", "callbacks", "scheduler"]],
+    [
+      undefined,
+      ["ingest", "policy", "delivery", "digests", "screening", "callbacks", "broadcasts", "scheduler"],
+    ],
+    [[], ["ingest", "policy", "delivery", "digests", "screening", "callbacks", "broadcasts", "scheduler"]],
     [
       ["ingest", "policy"],
       ["ingest", "policy"],
@@ -15,7 +18,7 @@ describe("parseQueueNames", () => {
 
   it("names the unknown queues", () => {
     expect(() => parseQueueNames(["ingest", "emails", "sms"])).toThrow(
-      "unknown queue emails, sms (known: ingest, policy, delivery, digests, screening, callbacks, scheduler)",
+      "unknown queue emails, sms (known: ingest, policy, delivery, digests, screening, callbacks, broadcasts, scheduler)",
     );
   });
 });
@@ -33,6 +36,7 @@ describe("startWorkers", () => {
           digests: 1,
           screening: 1,
           callbacks: 1,
+          broadcasts: 1,
           scheduler: 1,
         },
       },

@@ -1,9 +1,13 @@
+import { recoveryTimings } from "@svc/core";
 import { registerSchedules, type QueueName } from "@svc/queue";
 import { buildHandlers, queuesWithHandlers, type HandlerDeps } from "./handlers";
 import { startWorkers, type RunningWorkers } from "./start-workers";
 
 export interface WorkerProcess extends RunningWorkers {
-  /** Registers the sweeps as job schedulers when this process runs the `scheduler` queue. */
+  /**
+   * When this process runs the `scheduler` queue: registers the sweeps as job schedulers, then
+   * re-asserts them every `worker.sweep_seconds` until close.
+   */
   scheduleSweeps(): Promise<void>;
 }
 
@@ -20,13 +24,28 @@ export function startWorkerProcess(deps: HandlerDeps, queueNames?: readonly Queu
     queues: queueNames ?? queuesWithHandlers(handlers),
     logger: deps.logger,
   });
+  let reassert: NodeJS.Timeout | undefined;
   return {
     queues: running.queues,
-    close: () => running.close().then(drain),
+    close: () => {
+      clearInterval(reassert);
+      return running.close().then(drain);
+    },
     async scheduleSweeps() {
       if (!running.queues.includes("scheduler")) return;
       await deps.queues.ready(30_000);
       await registerSchedules(deps.queues, sweeps);
+      // Job schedulers live in Redis: a Redis restarted without its data forgets them, and the
+      // sweeps that recover everything else would never run again. Upserting an existing scheduler
+      // keeps its next run, so re-asserting often costs nothing (docs/operations.md).
+      reassert = setInterval(() => {
+        registerSchedules(deps.queues, sweeps, { prune: false }).catch((error: unknown) =>
+          deps.logger.warn("job schedulers not re-asserted; retrying", {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
+      }, recoveryTimings(deps.config.worker).sweepEveryMs);
+      reassert.unref();
     },
   };
 }

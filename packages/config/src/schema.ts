@@ -1,6 +1,6 @@
-// The whole configuration (SPEC 2.12, DECISIONS "Configuration"). Every object is strict, so a typo
-// is an error, and every default lives here. `prefault({})` runs a missing section through its
-// schema so the inner defaults apply.
+// The whole configuration (docs/configuration.md, "Keys and defaults"). Every object is strict, so
+// a typo is an error, and every default lives here. `prefault({})` runs a missing section through
+// its schema so the inner defaults apply.
 import { QUEUE_NAMES, type QueueName } from "@svc/core";
 import { z } from "zod";
 import { channelsSchema } from "./channels-schema";
@@ -17,6 +17,8 @@ const DEFAULT_CONCURRENCY: Record<QueueName, number> = {
   digests: 5,
   screening: 10,
   callbacks: 10,
+  // Chunk jobs of a few hundred recipients each (docs/broadcasts.md).
+  broadcasts: 8,
   scheduler: 1,
 };
 const concurrencySchema = z.strictObject(
@@ -46,6 +48,9 @@ const apiSchema = z.strictObject({
       enabled: z.boolean().default(true),
       per_second: positiveInt.default(1000),
       burst: positiveInt.default(2000),
+      // While Redis is unreachable: `open` serves requests unlimited, `closed` answers 503 with
+      // Retry-After (docs/operations.md "While Redis is down").
+      on_redis_error: z.enum(["open", "closed"]).default("open"),
     })
     .prefault({}),
 });
@@ -65,8 +70,15 @@ const workerSchema = z.strictObject({
   concurrency: concurrencySchema.prefault({}),
   max_attempts: positiveInt.default(8),
   max_defer_seconds: positiveInt.default(86400),
-  // A `sending` claim older than this is taken over by a retry or a sweep (DECISIONS "Channels").
-  lease_seconds: positiveInt.default(300),
+  // A `sending` claim is renewed every third of this while its send runs; a dead worker's claim is
+  // free this long after its last renewal (docs/operations.md "Recovery guarantees").
+  lease_seconds: positiveInt.default(30),
+  // Seconds between runs of the recovery sweeps (pending events, due and stranded messages,
+  // waiting screening); their grace periods are multiples of it. Tests shorten it.
+  sweep_seconds: positiveInt.default(10),
+  // Where a worker process serves GET /metrics (Prometheus); null: no metrics listener.
+  metrics_port: z.number().int().min(0).max(65535).nullable().default(null),
+  metrics_host: z.string().min(1).default("127.0.0.1"),
   // How long a job's lock lives without renewal: a worker killed mid-job (SIGKILL) has its job
   // taken over by another worker once this passes (BullMQ stalled-job recovery).
   lock_ms: positiveInt.default(30000),
@@ -126,6 +138,18 @@ const complianceSchema = z.strictObject({
   unknown_state: z.enum(["strict", "federal"]).default("strict"),
 });
 
+// Days to keep each kind of row; null keeps it forever (the default). The consent ledger has no
+// setting: it is evidence, kept until the person is erased (docs/operations.md "Data retention").
+const retentionSchema = z.strictObject({
+  events_days: positiveInt.nullable().default(null),
+  messages_days: positiveInt.nullable().default(null),
+  digests_days: positiveInt.nullable().default(null),
+  // Rows per DELETE statement: small, so a run never holds many locks at once.
+  batch_size: positiveInt.default(500),
+  // Most statements per kind and run; the next run (every minute) goes on.
+  max_batches: positiveInt.default(20),
+});
+
 const logSchema = z.strictObject({
   level: z.enum(LOG_LEVELS).default("info"),
 });
@@ -141,6 +165,7 @@ export const configSchema = z
     screening: screeningSchema.prefault({}),
     ai: aiSchema.prefault({}),
     compliance: complianceSchema.prefault({}),
+    retention: retentionSchema.prefault({}),
     channels: channelsSchema,
     log: logSchema.prefault({}),
   })

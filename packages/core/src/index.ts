@@ -11,3 +11,5 @@ export * from "./inbound";
 export * from "./approvals";
 export * from "./hooks";
 export * from "./screening";
+export * from "./broadcasts";
+export * from "./operations";

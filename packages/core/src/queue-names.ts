@@ -7,6 +7,7 @@ export const QUEUE_NAMES = [
   "digests",
   "screening",
   "callbacks",
+  "broadcasts",
   "scheduler",
 ] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -60,6 +60,7 @@ export { categoryOnPage, unsubscribeConfirmation } from "./preferences-self-serv
 // Events: the accept path (batched commits), reads, inline ingest and rule evaluation.
 export type { EventInput } from "./events/event-input";
 export { acceptEvent, type AcceptEventDeps } from "./events/accept-event";
+export { acceptEventBatch, type BatchItemResult } from "./events/accept-event-batch";
 export { createEventBatcher } from "./events/event-batcher";
 export { ingestJobFor } from "./events/commit-events";
 export { getEvent, listEvents } from "./events/read-events";
@@ -96,6 +97,13 @@ export { composeMessage } from "./compose/compose-message";
 export { deliverMessageJob, deliverMessagesJob } from "./delivery/deliver-message-job";
 export { deliveryJobsFor } from "./delivery/delivery-jobs";
 export { deliverySweeps, requeueDueSweep } from "./delivery/delivery-sweeps";
+export {
+  applyRetention,
+  retentionEnabled,
+  retentionSweeps,
+  RETENTION_EVERY_MS,
+  type RetentionResult,
+} from "./retention/apply-retention";
 export { inlineDelivery } from "./delivery/inline-delivery";
 export { closeDigestJob, closeDueDigestsSweep } from "./digests/close-digest-job";
 
@@ -113,6 +121,7 @@ export {
   type ListApprovalsQuery,
 } from "./approvals/approval-requests";
 export { decideApprovalByKey, decideMessageByKey } from "./approvals/decide-by-key";
+export type { Decision } from "./approvals/decide-held-message";
 export {
   decideByReviewLink,
   reviewPageFor,
@@ -136,3 +145,19 @@ export {
   type ListCallbacksQuery,
   type RetryCallbackDeps,
 } from "./callbacks/operator-callbacks";
+
+// Broadcasts: the resource, its lifecycle actions, the chunk jobs and their sweep (docs/broadcasts.md).
+export {
+  createBroadcast,
+  getBroadcast,
+  listBroadcasts,
+  updateBroadcast,
+  type BroadcastResourceDeps,
+  type ListBroadcastsQuery,
+} from "./broadcasts/broadcasts-resource";
+export { actOnBroadcast, type BroadcastActionDeps } from "./broadcasts/broadcast-actions";
+export type { BroadcastInput, BroadcastPatchInput } from "./broadcasts/broadcast-input";
+export type { BroadcastView } from "./broadcasts/serialize-broadcast";
+export { broadcastJobs, advanceBroadcastsSweep, type BroadcastJobDeps } from "./broadcasts/broadcast-jobs";
+export { CHUNK_SIZE as BROADCAST_CHUNK_SIZE } from "./broadcasts/plan-broadcast";
+export { broadcastDedupKey } from "./broadcasts/send-broadcast-chunk";

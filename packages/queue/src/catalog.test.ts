@@ -58,6 +58,16 @@ const samples: { [N in JobName]: { payload: JobPayload<N>; queue: string; id: st
     id: "msg_01J0DD-2-batch",
   },
   "send-callback": { payload: { callbackId: "cbk_01J0EE" }, queue: "callbacks", id: "cbk_01J0EE" },
+  "plan-broadcast": {
+    payload: { broadcastId: "brd_01J0FF", run: 2 },
+    queue: "broadcasts",
+    id: "brd_01J0FF-2-plan",
+  },
+  "send-broadcast-chunk": {
+    payload: { broadcastId: "brd_01J0FF", run: 2, position: 7 },
+    queue: "broadcasts",
+    id: "brd_01J0FF-2-7",
+  },
   sweep: { payload: { sweep: "pending-events" }, queue: "scheduler", id: "sweep-pending-events" },
 };
 
@@ -79,6 +89,7 @@ describe("job catalog", () => {
       ["digests", ["close-digest"]],
       ["screening", ["screen-message", "screen-messages"]],
       ["callbacks", ["send-callback"]],
+      ["broadcasts", ["plan-broadcast", "send-broadcast-chunk"]],
       ["scheduler", ["sweep"]],
     ]);
   });

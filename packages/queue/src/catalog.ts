@@ -20,6 +20,10 @@ export interface JobPayloads {
   /** Messages one delivery worker handed to screening together: one job, screened side by side. */
   "screen-messages": { messages: { messageId: string; generation: number }[] };
   "send-callback": { callbackId: string };
+  /** Fixes a broadcast's audience and chunks, then enqueues the chunks (docs/broadcasts.md). */
+  "plan-broadcast": { broadcastId: string; run: number };
+  /** Sends to one chunk of a broadcast's members; `run` changes with every start and resume. */
+  "send-broadcast-chunk": { broadcastId: string; run: number; position: number };
   sweep: { sweep: string };
 }
 export type JobName = keyof JobPayloads;
@@ -52,9 +56,9 @@ export const JOBS: { [N in JobName]: JobDefinition<N> } = {
   // An event is stored by exactly one accept batch, so its first id names the batch; the suffix
   // keeps it apart from that event's own `ingest-event` job (which the pending sweep may add).
   "ingest-events": { queue: "ingest", jobId: (p) => batchJobId(p.eventIds), backoffMs: 1_000 },
-  // Rule keys never contain ':' (DECISIONS "Names and ids"); event ids contain no '-'.
+  // Rule keys never contain ':' (docs/api.md, "Request rules"); event ids contain no '-'.
   "apply-policy": { queue: "policy", jobId: (p) => `${p.eventId}-${p.ruleKey}`, backoffMs: 1_000 },
-  // ARCHITECTURE: a reopened or re-approved message gets a new generation, hence a new job.
+  // A reopened or re-approved message gets a new generation, hence a new job (docs/delivery.md).
   "deliver-message": {
     queue: "delivery",
     jobId: (p) => `${p.messageId}-${p.generation}`,
@@ -79,8 +83,15 @@ export const JOBS: { [N in JobName]: JobDefinition<N> } = {
     jobId: (p) => batchJobId(p.messages.map((m) => `${m.messageId}-${m.generation}`)),
     backoffMs: 2_000,
   },
-  // DECISIONS: at most 10 attempts over about a day (150 s * (2^9 - 1) ≈ 21 h of waiting).
+  // At most 10 attempts over about a day (150 s * (2^9 - 1) ≈ 21 h; docs/approvals.md, "Retries").
   "send-callback": { queue: "callbacks", jobId: (p) => p.callbackId, attempts: 10, backoffMs: 150_000 },
+  // A resume bumps `run`, so its jobs are new even while the paused run's jobs are still kept.
+  "plan-broadcast": { queue: "broadcasts", jobId: (p) => `${p.broadcastId}-${p.run}-plan`, backoffMs: 2_000 },
+  "send-broadcast-chunk": {
+    queue: "broadcasts",
+    jobId: (p) => `${p.broadcastId}-${p.run}-${p.position}`,
+    backoffMs: 2_000,
+  },
   // A failed sweep is simply run again at its next tick.
   sweep: { queue: "scheduler", jobId: (p) => `sweep-${p.sweep}`, attempts: 1, backoffMs: 1_000 },
 };

@@ -6,3 +6,5 @@ export * from "./worker";
 export * from "./schedules";
 export * from "./sweeper";
 export * from "./dead-jobs";
+export * from "./throttle";
+export * from "./queue-metrics";

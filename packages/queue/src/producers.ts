@@ -20,6 +20,8 @@ export interface EnqueueOptions {
   /** Replaces the catalog's id; still must not contain ':'. */
   jobId?: string;
   priority?: number;
+  /** Put the job at the head of the wait list (recovered work that already waited once). */
+  lifo?: boolean;
 }
 
 export interface BulkItem<N extends JobName = JobName> {
@@ -35,6 +37,8 @@ export interface Queues {
   /** One round trip per queue (addBulk), for the hot paths; returns ids in input order. */
   enqueueBulk(items: readonly BulkItem[]): Promise<string[]>;
   queue(name: QueueName): Queue;
+  /** The producer connection, for shared state beside the jobs (a broadcast's rate bucket). */
+  readonly redis: Redis;
   /** Resolves once Redis answers, or rejects after `timeoutMs`. */
   ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -79,12 +83,14 @@ export function createQueues(options: CreateQueuesOptions): Queues {
       delay: delayOf(opts),
     };
     if (opts.priority !== undefined) options_.priority = opts.priority;
+    if (opts.lifo) options_.lifo = true;
     return options_;
   };
 
   return {
     prefix,
     queue,
+    redis: connection,
     async enqueue(name, payload, opts) {
       const options_ = jobOptions(name, payload, opts);
       await ensureConnected();

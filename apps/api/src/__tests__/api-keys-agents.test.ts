@@ -119,7 +119,7 @@ describe("/v1/api-keys", () => {
 });
 
 describe("/v1/agents", () => {
-  it("creates with SPEC defaults, 409 on a duplicate key", async () => {
+  it("creates with the default fields, 409 on a duplicate key", async () => {
     const res = await h.as().post("/v1/agents").send({ key: "deploy-bot", name: "Deploy bot" }).expect(201);
     expect(res.body).toMatchObject({
       key: "deploy-bot",

@@ -184,7 +184,7 @@ describe("POST /v1/digests/{id}/send", () => {
   });
 });
 
-describe("agent-bound keys see no digests (SPEC 1.4)", () => {
+describe("agent-bound keys see no digests", () => {
   it.each([
     ["GET", "/v1/digests"],
     ["GET", "/v1/digests/:id"],

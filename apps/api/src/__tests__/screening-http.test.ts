@@ -316,7 +316,7 @@ describe("recovery", () => {
     const title = "Lost between hand-off and enqueue";
     const row = await waitingRow(title);
     const sweep = requeueScreeningSweep({ prisma: hold.h.prisma, queues: hold.h.queues });
-    expect(sweep).toMatchObject({ name: "requeue-screening", every: 30_000 });
+    expect(sweep).toMatchObject({ name: "requeue-screening", every: 10_000 });
     await sweep.run({ sweep: sweep.name, now: new Date() });
     const settled = await hold.settled(row.id);
     expect(settled).toMatchObject({ status: "sent", screening: { outcome: "passed" } });

@@ -24,6 +24,8 @@ export interface HarnessOptions {
   secretKey?: string;
   /** More environment: other `SVC_*` secrets, and variables named by channels' `*_env` settings. */
   env?: Record<string, string>;
+  /** Another Redis than the shared one (an unreachable address, for outage tests). */
+  redisUrl?: string;
 }
 
 export interface Harness {
@@ -87,13 +89,18 @@ async function start(
   const config = parseConfig(
     merge(options.config ?? {}, {
       database: { url: db.databaseUrl },
-      redis: { url: redisPrefix.redisUrl, prefix: redisPrefix.prefix },
+      redis: { url: options.redisUrl ?? redisPrefix.redisUrl, prefix: redisPrefix.prefix },
     }),
-    // Secrets come only from the environment (DECISIONS); a test key signs link tokens.
+    // Secrets come only from the environment (docs/configuration.md); a test key signs link tokens.
     { ...options.env, SVC_SECRET_KEY: options.secretKey ?? randomBytes(32).toString("base64url") },
   );
   const now = options.now ?? (() => new Date());
-  const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 2 });
+  // An unreachable Redis is given up at once (no reconnect timers left behind when the test ends).
+  const redis = new Redis(config.redis.url, {
+    maxRetriesPerRequest: 2,
+    ...(options.redisUrl ? { enableOfflineQueue: false, retryStrategy: () => null } : {}),
+  });
+  redis.on("error", () => undefined);
   cleanups.push(() => redis.disconnect());
   const queues = createQueues({
     redisUrl: config.redis.url,

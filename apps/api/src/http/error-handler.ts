@@ -1,14 +1,18 @@
 import type { ErrorRequestHandler, Request } from "express";
 import { HttpError } from "express-openapi-validator/dist/framework/types";
 import { isAppError } from "@svc/core";
+import { QueueUnavailableError } from "@svc/queue";
+import { classifyDatabaseError } from "@svc/store";
 import type { Logger } from "@svc/log";
+import { REDIS_RETRY_AFTER_SECONDS } from "../auth/rate-limit";
 import { isBodyParserError, type BodyParserError } from "./body-parsing";
 import { loggablePath } from "./loggable-path";
-import { sendProblem, type ProblemInput } from "./problem";
+import { fromAppError, sendProblem, type ProblemInput } from "./problem";
 import { summarizeIssues, toValidationIssues } from "./validation-issues";
 
-// The one place errors become responses (SPEC 7): AppError, validator and body-parser errors map
-// to their problem; anything else is a 500 that is logged in full and answered without internals.
+// The one place errors become responses (docs/api.md, "Errors"): AppError, validator and
+// body-parser errors map to their problem; anything else is a 500 that is logged in full and
+// answered without internals.
 
 function fromBodyParser(err: BodyParserError): ProblemInput {
   switch (err.type) {
@@ -63,18 +67,26 @@ function fromValidator(err: HttpError, req: Request): ProblemInput | undefined {
   }
 }
 
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+
 function toProblemInput(err: unknown, req: Request): ProblemInput | undefined {
-  if (isAppError(err)) {
-    return {
-      status: err.status,
-      title: err.title,
-      detail: err.detail,
-      errors: err.errors,
-      extra: err.extra,
-      headers: err.headers,
-    };
-  }
+  if (isAppError(err)) return fromAppError(err);
   if (err instanceof HttpError) return fromValidator(err, req);
+  // Work that must reach Redis now, while Redis is unreachable (docs/operations.md).
+  if (err instanceof QueueUnavailableError)
+    return {
+      status: 503,
+      detail: "the job queue is unreachable right now; retry the request",
+      headers: { "Retry-After": String(REDIS_RETRY_AFTER_SECONDS) },
+    };
+  // Postgres went away mid-request (a restart, a failover, terminated sessions): the pool
+  // reconnects on the next query, so the client is told to retry rather than shown a 500.
+  if (classifyDatabaseError(err)?.kind === "unavailable")
+    return {
+      status: 503,
+      detail: "the database is unreachable right now; retry the request",
+      headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
+    };
   if (isBodyParserError(err)) return fromBodyParser(err);
   return undefined;
 }
@@ -99,6 +111,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       });
     }
     if (input && status !== 500) {
+      if (status === 503 && !Object.keys(input.headers ?? {}).some((h) => h.toLowerCase() === "retry-after"))
+        input.headers = { ...input.headers, "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) };
       sendProblem(req, res, input);
       return;
     }

@@ -3,9 +3,10 @@ import * as OpenApiValidator from "express-openapi-validator";
 import { describeOperationAccess, type OperationAccess, type SecurityRequirement } from "@svc/core";
 import type { OpenApiDocument } from "../openapi/load-openapi";
 import { withUnknownQueryCheck } from "./unknown-query";
+import { requestValidatorDocument } from "./validate-each";
 
 // express-openapi-validator in two halves: route matching (404/405, req.openapi) runs before
-// authentication, request validation after it (DECISIONS: authentication, scope, validation).
+// authentication, request validation after it (docs/api.md, "Request rules").
 // Its own security checks stay off: they drop our problem fields and headers.
 
 export type { SecurityRequirement };
@@ -32,8 +33,9 @@ export function openApiMiddlewares(
   options: { validateResponses: boolean },
 ): OpenApiMiddlewares {
   const handlers = OpenApiValidator.middleware({
-    // The validator rewrites the document it is given; /openapi.json keeps serving the original.
-    apiSpec: structuredClone(doc) as never,
+    // The validator rewrites the document it is given (a copy); /openapi.json keeps serving the
+    // original. Lists validated item by item are left to validateEachItem (validate-each.ts).
+    apiSpec: requestValidatorDocument(doc) as never,
     validateApiSpec: true,
     validateRequests: { allowUnknownQueryParameters: true, coerceTypes: false, allErrors: true },
     validateResponses: options.validateResponses ? { allErrors: true } : false,

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from "node:http";
 import type { Request, Response } from "express";
-import { STATUS_TITLE, type ValidationIssue } from "@svc/core";
+import { STATUS_TITLE, type AppError, type ValidationIssue } from "@svc/core";
 
-// RFC 9457 problem details (SPEC 7): one shape, one media type, for every error the API answers.
+// RFC 9457 problem details (docs/api.md, "Errors"): one shape, one media type, for every error svc answers.
 
 export const PROBLEM_MEDIA_TYPE = "application/problem+json";
 
@@ -23,6 +23,18 @@ export interface ProblemInput {
   errors?: ValidationIssue[];
   extra?: Record<string, unknown>;
   headers?: Record<string, string>;
+}
+
+/** The problem an AppError answers with. */
+export function fromAppError(err: AppError): ProblemInput {
+  return {
+    status: err.status,
+    title: err.title,
+    detail: err.detail,
+    errors: err.errors,
+    extra: err.extra,
+    headers: err.headers,
+  };
 }
 
 export const titleFor = (status: number): string => STATUS_TITLE[status] ?? STATUS_CODES[status] ?? "Error";
@@ -50,7 +62,7 @@ export function problemAt(input: ProblemInput, instance: string): Problem {
 // Sent as a string so response validation (which wraps res.json) never turns an error into a 500.
 export function sendProblem(req: Request, res: Response, input: ProblemInput): void {
   const headers = { ...input.headers };
-  // SPEC 5.4: every 401 names the scheme.
+  // Every 401 names the scheme (docs/api.md, "Authentication").
   if (input.status === 401 && !Object.keys(headers).some((h) => h.toLowerCase() === "www-authenticate")) {
     headers["WWW-Authenticate"] = "Bearer";
   }

@@ -29,9 +29,12 @@ export function findNulCharacter(value: unknown, loc: Loc = []): Loc | null {
   return null;
 }
 
-export const refuseUnstorableText: RequestHandler = (req, _res, next) => {
-  // The query too: a filter value is compared in SQL, where a NUL is an error as well.
-  const inBody = findNulCharacter(req.body as unknown);
+export const refuseUnstorableText: RequestHandler = (req, res, next) => {
+  // The query too: a filter value is compared in SQL, where a NUL is an error as well. A list
+  // validated item by item had its items checked already (validate-each.ts): one item's NUL is its own 422.
+  const perItem = res.locals.validatedEachProperty as string | undefined;
+  const body = perItem ? { ...(req.body as Record<string, unknown>), [perItem]: [] } : (req.body as unknown);
+  const inBody = findNulCharacter(body);
   const found = inBody ? ["body", ...inBody] : prefixed("query", findNulCharacter(req.query as unknown));
   if (!found) return next();
   const msg = "contains the character \\u0000, which cannot be stored";

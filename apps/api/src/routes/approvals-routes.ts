@@ -9,6 +9,7 @@ import {
   type ListApprovalsQuery,
 } from "@svc/engine";
 import { principalOf } from "../auth/require-key";
+import { decisionRoutes } from "./decision-routes";
 
 // Approval requests (docs/approvals.md "Approval requests").
 
@@ -24,26 +25,7 @@ export function approvalsRoutes(router: Router, deps: ApprovalDeps): void {
   router.get("/v1/approvals/:id", async (req, res) => {
     res.json(await getApprovalRequest(deps, principalOf(res), req.params.id as string));
   });
-  router.post("/v1/approvals/:id/approve", async (req, res) => {
-    const reason = reasonOf(req.body);
-    res.json(
-      await decideApprovalByKey(deps, principalOf(res), req.params.id as string, {
-        action: "approve",
-        comment: reason,
-      }),
-    );
-  });
-  router.post("/v1/approvals/:id/reject", async (req, res) => {
-    const reason = reasonOf(req.body);
-    res.json(
-      await decideApprovalByKey(deps, principalOf(res), req.params.id as string, {
-        action: "reject",
-        reason,
-      }),
-    );
-  });
+  decisionRoutes(router, "/v1/approvals", (principal, id, decision) =>
+    decideApprovalByKey(deps, principal, id, decision),
+  );
 }
-
-/** The optional `reason` of a decision body (the document checked its shape). */
-export const reasonOf = (body: unknown): string | null =>
-  (body as { reason?: string } | undefined)?.reason ?? null;

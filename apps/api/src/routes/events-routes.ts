@@ -10,6 +10,7 @@ import {
 import { principalOf } from "../auth/require-key";
 import { sendJson } from "../http/send-json";
 import { pageQuery } from "../http/page-query";
+import { eventBatchRoute } from "./event-batch-route";
 
 export function eventsRoutes(router: Router, deps: AcceptEventDeps) {
   // One batcher per app: concurrent accepts share an INSERT and a bulk enqueue (group commit).
@@ -18,6 +19,7 @@ export function eventsRoutes(router: Router, deps: AcceptEventDeps) {
     const { event, duplicate } = await acceptEvent(accept, principalOf(res), req.body as EventInput);
     sendJson(res, duplicate ? 200 : 202, { ...event, duplicate });
   });
+  eventBatchRoute(router, deps);
   router.get("/v1/events", async (req, res) => {
     res.json(await listEvents(deps, principalOf(res), pageQuery(req)));
   });

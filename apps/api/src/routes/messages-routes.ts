@@ -9,7 +9,7 @@ import {
   type SendMessageInput,
 } from "@svc/engine";
 import { principalOf } from "../auth/require-key";
-import { reasonOf } from "./approvals-routes";
+import { decisionRoutes } from "./decision-routes";
 import type { RouteDeps } from "./route-deps";
 
 export function messagesRoutes(router: Router, deps: RouteDeps): void {
@@ -26,19 +26,7 @@ export function messagesRoutes(router: Router, deps: RouteDeps): void {
   router.post("/v1/messages/:id/cancel", async (req, res) => {
     res.json(await cancelMessage(deps, principalOf(res), req.params.id as string));
   });
-  router.post("/v1/messages/:id/approve", async (req, res) => {
-    const comment = reasonOf(req.body);
-    res.json(
-      await decideMessageByKey(deps, principalOf(res), req.params.id as string, {
-        action: "approve",
-        comment,
-      }),
-    );
-  });
-  router.post("/v1/messages/:id/reject", async (req, res) => {
-    const reason = reasonOf(req.body);
-    res.json(
-      await decideMessageByKey(deps, principalOf(res), req.params.id as string, { action: "reject", reason }),
-    );
-  });
+  decisionRoutes(router, "/v1/messages", (principal, id, decision) =>
+    decideMessageByKey(deps, principal, id, decision),
+  );
 }

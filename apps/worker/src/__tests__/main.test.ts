@@ -38,19 +38,39 @@ describe("worker main", () => {
     try {
       const schedulers = await waitFor(async () => {
         const found = await queues.queue("scheduler").getJobSchedulers();
-        return found.length >= 9 && found;
+        return found.length >= 10 && found;
       }, 15_000);
       expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
+        ["sweep-advance-broadcasts", 15_000],
         ["sweep-close-due-digests", 15_000],
         ["sweep-expire-held-items", 30_000],
         ["sweep-expire-queued", 30_000],
-        ["sweep-reclaim-leases", 30_000],
+        ["sweep-reclaim-leases", 10_000],
         ["sweep-report-dead-jobs", 300_000],
         ["sweep-requeue-callbacks", 15_000],
-        ["sweep-requeue-due", 60_000],
-        ["sweep-requeue-pending-events", 30_000],
-        ["sweep-requeue-screening", 30_000],
+        ["sweep-requeue-due", 10_000],
+        ["sweep-requeue-pending-events", 10_000],
+        ["sweep-requeue-screening", 10_000],
       ]);
+      run.child.kill("SIGTERM");
+      expect(await run.exited).toBe(0);
+    } finally {
+      run.child.kill("SIGKILL");
+    }
+  });
+
+  it("re-asserts the job schedulers after Redis lost them (restarted without its data)", async () => {
+    const run = runMain(["--queues", "scheduler"], { SVC__WORKER__SWEEP_SECONDS: "1" });
+    try {
+      const scheduler = queues.queue("scheduler");
+      await waitFor(async () => (await scheduler.getJobSchedulers()).length >= 9, 15_000);
+      await dropPrefix(prefix); // what a Redis restarted empty leaves: no schedulers, no jobs
+      expect(await scheduler.getJobSchedulers()).toEqual([]);
+      const back = await waitFor(async () => {
+        const found = await scheduler.getJobSchedulers();
+        return found.length >= 9 && found;
+      }, 5_000);
+      expect(back.map((s) => s.key)).toContain("sweep-requeue-pending-events");
       run.child.kill("SIGTERM");
       expect(await run.exited).toBe(0);
     } finally {

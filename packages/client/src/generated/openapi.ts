@@ -217,6 +217,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/broadcasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List broadcasts
+         * @description Newest first, with each one's progress.
+         */
+        get: operations["listBroadcasts"];
+        put?: never;
+        /**
+         * Create a broadcast (a draft)
+         * @description A message to many people (docs/broadcasts.md). The broadcast starts as `draft`; nothing is
+         *     sent until `POST /v1/broadcasts/{id}/start`. The audience is a list of external ids
+         *     (`{recipients: [...]}`, as many as fit in `api.max_broadcast_body_bytes`, 8 MiB by default:
+         *     100,000 ids fit; a larger body is 413) or a JSON Logic filter over the recipient
+         *     (`{filter: {...}}`, evaluated against `{recipient: {external_id, locale, timezone, region,
+         *     attributes}}` when the broadcast starts). Repeated ids count once; ids nobody has are
+         *     counted as `skipped` while it runs.
+         */
+        post: operations["createBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/broadcasts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a broadcast and its progress
+         * @description Counts are current while it runs (docs/broadcasts.md "Progress").
+         */
+        get: operations["getBroadcast"];
+        /**
+         * Replace a draft
+         * @description Only while `draft`; any other state answers 409 `Invalid state`.
+         */
+        put: operations["replaceBroadcast"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change fields of a draft
+         * @description Only while `draft`; any other state answers 409 `Invalid state`.
+         */
+        patch: operations["changeBroadcast"];
+        trace?: never;
+    };
+    "/v1/broadcasts/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a draft
+         * @description `draft` → `running`, or `scheduled` while `send_at` lies ahead (it runs at `send_at`). Any
+         *     other state answers 409 `Invalid state`.
+         */
+        post: operations["startBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/broadcasts/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a scheduled or running broadcast
+         * @description `scheduled` or `running` → `paused`; no new message is composed a second after. Any other
+         *     state answers 409 `Invalid state`.
+         */
+        post: operations["pauseBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/broadcasts/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused broadcast
+         * @description `paused` → `running` (or `scheduled` while `send_at` lies ahead); it goes on where it
+         *     stopped, and nobody gets a second message. Any other state answers 409 `Invalid state`.
+         */
+        post: operations["resumeBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/broadcasts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a broadcast
+         * @description `draft`, `scheduled`, `running` or `paused` → `cancelled`. Its messages still `queued`
+         *     become `cancelled` with `status_reason` `broadcast cancelled`; messages already sending or
+         *     sent are not touched. A finished broadcast answers 409 `Invalid state`.
+         */
+        post: operations["cancelBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/callbacks": {
         parameters: {
             query?: never;
@@ -319,7 +472,7 @@ export interface paths {
         /**
          * List digests
          * @description Newest first. A digest groups a rule's events per person and grouping key until it closes
-         *     (SPEC 1.7). Agent-bound keys get 403: agents see no digests.
+         *     and is sent as one message. Agent-bound keys get 403: agents see no digests.
          */
         get: operations["listDigests"];
         put?: never;
@@ -393,7 +546,7 @@ export interface paths {
          * Report delivery or engagement of a message
          * @description `delivered` confirms delivery: a `sent` message becomes `delivered` with `delivered_at`.
          *     `opened`, `clicked` and `converted` set `engagement.opened_at` (and so on) and end the
-         *     person's fatigue pause for the message's category (SPEC 1.3; `delivered` is not engagement).
+         *     person's fatigue pause for the message's category (`delivered` is not engagement).
          *     Each type is recorded once per message: repeats answer 202 with `recorded: false` and
          *     change nothing. Agent keys may only report on their own messages (403).
          */
@@ -448,6 +601,45 @@ export interface paths {
          *     unknown recipient is 404.
          */
         post: operations["evaluateRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report many events in one request
+         * @description Up to 1,000 events, each exactly the body of `POST /v1/events`, within the body limit
+         *     (`api.max_body_bytes`, else 413). Every item is decided as `POST /v1/events` would decide
+         *     it alone, in order, and its result says what that request would have answered: `202` with
+         *     the new event, `200` with the original event for a repeated `idempotency_key`, or a problem
+         *     (the 4xx status and its RFC 9457 body) for that item alone. One bad item does not fail the
+         *     others, so the answer is `207` whenever the batch itself could be read.
+         *
+         *     Items are validated one by one against the `EventCreate` schema (the body of
+         *     `POST /v1/events`); their problems name the place as `["body", "events", <index>, ...]`.
+         *     Idempotency keys work per item, across batches and inside one batch (a key repeated later
+         *     in the same batch with the same body answers `200` with the first item's event; with
+         *     another body, `409`). An agent-bound key's rules apply to every item (inline profiles and
+         *     reserved names are refused per item; at its cap of held items every item gets `429` and
+         *     the response carries `Retry-After`); its budgets, categories and importance ceiling apply
+         *     to each event's messages when the event is processed.
+         *
+         *     The whole request fails only when it cannot be read as a batch: 400 (malformed JSON), 401,
+         *     403 (scope), 413 (too large), 422 (no `events` list, or not 1 to 1,000 items), 429 (rate
+         *     limit: a batch counts as one request), 503 (database unreachable: send the batch again;
+         *     items with an idempotency key are never stored twice).
+         */
+        post: operations["createEventBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -616,7 +808,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message directly
-         * @description Passes the full delivery policy (SPEC 1.1) at once, under the recipient's lock, so the answer
+         * @description Passes the full delivery policy at once, under the recipient's lock, so the answer
          *     carries the decided `status` (`queued`, `suppressed`, `failed` or `pending_approval`) and
          *     `status_reason`. A queued message is delivered at `send_at`.
          *
@@ -1323,6 +1515,100 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @enum {string} */
+        BroadcastStatus: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
+        /**
+         * @description Exactly one of `recipients` (external ids, in the order to send) and `filter` (JSON Logic
+         *     over `{recipient: {external_id, locale, timezone, region, attributes}}`).
+         */
+        BroadcastAudience: {
+            recipients?: components["schemas"]["ExternalId"][];
+            /** @description A JSON Logic operation (an object with one key), `true` or `false`. */
+            filter?: boolean | {
+                [key: string]: unknown;
+            };
+        };
+        BroadcastWrite: {
+            name: string;
+            template: string;
+            category: string;
+            /** @description Ordered fallback list of channel names. */
+            channels: string[];
+            importance?: components["schemas"]["Importance"];
+            /** @description Template data, the same for every recipient. */
+            data?: {
+                [key: string]: unknown;
+            };
+            audience: components["schemas"]["BroadcastAudience"];
+            /**
+             * Format: date-time
+             * @description Start no earlier than this (`scheduled` until then).
+             */
+            send_at?: string | null;
+            /** @description Recipients handled per second across every worker; null: as fast as the workers go. */
+            rate_per_second?: number | null;
+        };
+        BroadcastPatch: {
+            name?: string;
+            template?: string;
+            category?: string;
+            channels?: string[];
+            importance?: components["schemas"]["Importance"];
+            data?: {
+                [key: string]: unknown;
+            };
+            audience?: components["schemas"]["BroadcastAudience"];
+            /** Format: date-time */
+            send_at?: string | null;
+            rate_per_second?: number | null;
+        };
+        /** @description The broadcast's messages per status. */
+        BroadcastMessageCounts: {
+            queued: number;
+            sending: number;
+            pending_approval: number;
+            sent: number;
+            delivered: number;
+            failed: number;
+            suppressed: number;
+            cancelled: number;
+        };
+        Broadcast: {
+            /** @example brd_01HQ3Z8V5W9X2Y4B6C8D0E1F2G */
+            id: string;
+            name: string;
+            template: string;
+            category: string;
+            channels: string[];
+            importance: components["schemas"]["Importance"];
+            data: Record<string, never>;
+            /** @description `{recipient_count}` for a list (the ids are not repeated back), or `{filter}`. */
+            audience: {
+                recipient_count?: number;
+                filter?: unknown;
+            };
+            /** Format: date-time */
+            send_at: string | null;
+            rate_per_second: number | null;
+            status: components["schemas"]["BroadcastStatus"];
+            /** @description Why a broadcast failed (`misconfigured: …`, `gave up: …`). */
+            status_reason: string | null;
+            /** @description People in the audience; null for a filter until it has been evaluated. */
+            total: number | null;
+            /** @description Members handled so far: a message composed, or skipped. */
+            processed: number;
+            /** @description Listed external ids that no recipient has. */
+            skipped: number;
+            counts: components["schemas"]["BroadcastMessageCounts"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            completed_at: string | null;
+        };
         /**
          * @description `pending` until a try is answered 2xx (`delivered`) or the 10th try failed (`failed`).
          * @enum {string}
@@ -1375,7 +1661,7 @@ export interface components {
             allow_unsubscribe?: boolean;
             /** @description Promotional category (compliance rules apply). Default false. */
             marketing?: boolean;
-            /** @description After `after` ignored messages, pause the category for `pause` (SPEC 1.3); null turns it off. */
+            /** @description After `after` ignored messages, pause the category for `pause`; null turns it off. */
             fatigue?: {
                 after: number;
                 pause: components["schemas"]["Period"];
@@ -1451,6 +1737,36 @@ export interface components {
             type: "delivered" | "opened" | "clicked" | "converted";
             /** @description False when this type was already recorded for the message. */
             recorded: boolean;
+        };
+        EventBatchCreate: {
+            /**
+             * @description The events, each the body of `POST /v1/events`. Each item is validated on its own:
+             *     an invalid item gets a `422` result, the others go ahead.
+             */
+            events: components["schemas"]["EventCreate"][];
+        };
+        EventBatchItemAccepted: {
+            /**
+             * @description `202` a new event; `200` the original event of a repeated `idempotency_key`.
+             * @enum {integer}
+             */
+            status: 200 | 202;
+            event: components["schemas"]["AcceptedEvent"];
+        };
+        EventBatchItemRefused: {
+            /** @description What `POST /v1/events` would have answered for this item (422, 403, 409, 429). */
+            status: number;
+            problem: components["schemas"]["Problem"];
+        };
+        EventBatchResult: {
+            /** @description Items stored as new events (`202`). */
+            accepted: number;
+            /** @description Items answered with an earlier event (`200`). */
+            duplicates: number;
+            /** @description Items refused (a problem each). */
+            failed: number;
+            /** @description One per item, in the order of `events`. */
+            results: (components["schemas"]["EventBatchItemAccepted"] | components["schemas"]["EventBatchItemRefused"])[];
         };
         /** @description Event name; `*` is not allowed, `svc.` is reserved for the service. */
         EventName: string;
@@ -1707,7 +2023,7 @@ export interface components {
             source: "api" | "self_service" | "one_click" | "sms_keyword";
             /** @description What changed, e.g. `{"unsubscribed_categories": {"added": [...], "removed": [...]}}`; `{}` for an opt-in that changed nothing. */
             changes: Record<string, never>;
-            /** @description Who and how (SPEC 2.10). */
+            /** @description Who made the change and how: `method` and its details. */
             provenance: Record<string, never>;
             /** @description Categories of an opt-in record. */
             categories: string[];
@@ -1850,7 +2166,7 @@ export interface components {
             /** @description Default true; disabling cancels open digests. */
             enabled?: boolean;
         };
-        /** @description Groups events into one message (SPEC 2.7); exactly one of `window` and `deliver_at`. Null turns digesting off. */
+        /** @description Groups a person's events into one message per grouping key; exactly one of `window` and `deliver_at`. Null turns digesting off. */
         DigestPolicy: {
             /** @description Collection time after the first event, 1 second to 7 days. */
             window?: components["schemas"]["Period"];
@@ -2067,6 +2383,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The broadcast in its new state. */
+        BroadcastChanged: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Broadcast"];
+            };
+        };
     };
     parameters: {
         /** @description Page size. */
@@ -2075,6 +2400,7 @@ export interface components {
         Cursor: string;
         ResourceKey: string;
         ApprovalId: components["schemas"]["ResourceId"];
+        BroadcastId: components["schemas"]["ResourceId"];
         DigestId: components["schemas"]["ResourceId"];
         MessageId: components["schemas"]["ResourceId"];
         /** @description A preference token or a message's unsubscribe token. */
@@ -2578,6 +2904,247 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listBroadcasts: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque cursor from `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                status?: components["schemas"]["BroadcastStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of broadcasts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page"] & {
+                        items?: components["schemas"]["Broadcast"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BroadcastWrite"];
+            };
+        };
+        responses: {
+            /** @description Created as `draft`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replaceBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BroadcastWrite"];
+            };
+        };
+        responses: {
+            /** @description The changed draft. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    changeBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BroadcastPatch"];
+            };
+        };
+        responses: {
+            /** @description The changed draft. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Broadcast"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["BroadcastChanged"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    pauseBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["BroadcastChanged"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resumeBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["BroadcastChanged"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cancelBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["BroadcastId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["BroadcastChanged"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listCallbacks: {
         parameters: {
             query?: {
@@ -3029,6 +3596,38 @@ export interface operations {
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    createEventBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventBatchCreate"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in the order of `events`. */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventBatchResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEvents: {

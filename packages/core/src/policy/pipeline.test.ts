@@ -11,7 +11,7 @@ const AGENT = {
 };
 const decide = (o: ContextOverrides = {}) => decidePolicy(makeContext(o));
 
-test("the order of SPEC 1.1 as completed by DECISIONS 'Policy'", () => {
+test("the steps run in the documented order", () => {
   expect(POLICY_STEPS.map((s) => s.name)).toEqual([
     "importance_ceiling",
     "duplicate",
@@ -106,7 +106,7 @@ describe("the first failing step gives the reason", () => {
       "compliance: 3 marketing texts per 24 hours (Florida)",
     ],
     [
-      "expiry before cooldown (SPEC 1.1 over 7.1)",
+      "expiry before cooldown (step order, not the order of the reason table)",
       {
         message: { expiresAt: around(1)[0]!, rule: { key: "r", delaySeconds: 7200, cooldownSeconds: 3600 } },
         history: { rule: around(1.5) },

@@ -55,7 +55,7 @@ test("screeningReason needs a risk", () => {
   expect(() => screeningReason([])).toThrow("screeningReason needs at least one risk");
 });
 
-test("fixed reasons are spelled as SPEC 7.1", () => {
+test("fixed reasons are spelled as the reason codes table", () => {
   expect(REASON).toEqual({
     duplicate: "duplicate",
     unsubscribed: "unsubscribed",

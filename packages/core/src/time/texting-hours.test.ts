@@ -161,7 +161,7 @@ describe("nextTextingTime", () => {
   });
 });
 
-describe("the SPEC 1.8 table", () => {
+describe("the jurisdiction table", () => {
   test.each([
     ["US", "08:00", "21:00", undefined, null],
     ["US-CT", "09:00", "20:00", undefined, null],

@@ -13,6 +13,7 @@ import {
 } from "@svc/store";
 import { callbackJob, recordDecisionCallback } from "../callbacks/record-callback";
 import type { EngineDeps } from "../deps";
+import { recordFinalRows } from "../metrics/record-metrics";
 import { enqueueAfterCommit } from "./after-commit";
 import { messageDecisionBody, type MessageDecision } from "./decision-callbacks";
 import { recheckApprovedMessage } from "./recheck-approved";
@@ -65,6 +66,8 @@ export async function decideHeldMessage(
       : reject(tx, deps, message, decision.reason ?? null, decider, jobs);
   });
   await enqueueAfterCommit(deps, { jobs });
+  // Rejected (`cancelled`), expired, or suppressed by the re-check of an approval.
+  if (result.kind !== "not_waiting") recordFinalRows([result.message]);
   return result;
 }
 

@@ -2,6 +2,7 @@ import { REASON } from "@svc/core";
 import type { BulkItem, Sweep } from "@svc/queue";
 import { $transaction, expireApprovalRequests, expireHeldMessages } from "@svc/store";
 import { callbackJob, recordDecisionCallback } from "../callbacks/record-callback";
+import { recordFinalMessage } from "../metrics/record-metrics";
 import { enqueueAfterCommit } from "./after-commit";
 import { recordCallback, type ApprovalDeps } from "./approval-requests";
 import { messageDecisionBody } from "./decision-callbacks";
@@ -26,6 +27,7 @@ export function expireHeldItemsSweep(deps: ExpirySweepDeps, every = 30_000): Swe
       let requests = 0;
       for (;;) {
         const jobs: BulkItem[] = [];
+        let expiredNow = 0;
         const done = await $transaction(deps.prisma, async (tx) => {
           const expiredMessages = await expireHeldMessages(tx, now, REASON.expired, { limit: BATCH });
           for (const message of expiredMessages) {
@@ -38,10 +40,12 @@ export function expireHeldItemsSweep(deps: ExpirySweepDeps, every = 30_000): Swe
           }
           const expiredRequests = await expireApprovalRequests(tx, now, { limit: BATCH });
           for (const request of expiredRequests) await recordCallback(tx, deps, request, "expired", jobs);
+          expiredNow = expiredMessages.length;
           messages += expiredMessages.length;
           requests += expiredRequests.length;
           return expiredMessages.length < BATCH && expiredRequests.length < BATCH;
         });
+        recordFinalMessage("suppressed", REASON.expired, expiredNow);
         await enqueueAfterCommit(deps, { jobs });
         if (done) return { messages, requests };
       }

@@ -1,4 +1,5 @@
 import { requireCallbackSecret, type SvcConfig } from "@svc/config";
+import { recordCallback } from "../metrics/record-metrics";
 import { postSignedJson, type SendResult } from "@svc/providers";
 import type { JobHandler, Queues } from "@svc/queue";
 import {
@@ -111,6 +112,7 @@ export async function sendCallback(
     const won = await markCallbackDelivered(deps.prisma, claim, deps.now());
     if (!won) return { status: "skipped", reason: "claim lost after sending" };
     deps.logger.info("callback delivered", meta);
+    recordCallback("delivered");
     return { status: "delivered", attempts };
   }
 
@@ -129,9 +131,11 @@ export async function sendCallback(
   if (!won) return { status: "skipped", reason: "claim lost after sending" };
   if (retryAt === null) {
     deps.logger.error("callback failed for good", { ...meta, error });
+    recordCallback("failed");
     return { status: "failed", attempts, error };
   }
   deps.logger.warn("callback will retry", { ...meta, error, retry_at: retryAt.toISOString() });
+  recordCallback("retry");
   await enqueueTry(deps, row.id, retryAt);
   return { status: "retry", attempts, at: retryAt, error };
 }

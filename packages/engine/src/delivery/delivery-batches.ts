@@ -4,6 +4,7 @@ import {
   writeSentMessages,
   type ClaimRequest,
   type MessageRow,
+  type SentResult,
   type SentWrite,
 } from "@svc/store";
 import type { DeliveryDeps } from "./delivery-types";
@@ -16,7 +17,7 @@ import { recheckFromFacts, type Recheck } from "./recheck-before-sending";
 export interface DeliveryBatches {
   claimDue: MicroBatcher<ClaimRequest, MessageRow | null>;
   recheck: MicroBatcher<{ message: MessageRow; now: Date }, Recheck>;
-  writeSent: MicroBatcher<SentWrite, boolean>;
+  writeSent: MicroBatcher<SentWrite, SentResult>;
 }
 
 const byDeps = new WeakMap<DeliveryDeps, DeliveryBatches>();

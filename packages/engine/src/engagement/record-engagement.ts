@@ -14,8 +14,9 @@ import {
   stampMessageEngagement,
   type PrismaClient,
 } from "@svc/store";
+import { recordFinalMessage } from "../metrics/record-metrics";
 
-// Engagement (SPEC 3.1, 1.3; DECISIONS "Messages", "Policy"): `delivered` confirms delivery
+// Engagement (docs/messages.md, "Engagement and tracking"): `delivered` confirms delivery
 // (`sent` → `delivered`); opened, clicked and converted are engagement: they stamp the message and
 // end the person's fatigue for its category. One row per (message, type): repeats change nothing.
 
@@ -68,16 +69,19 @@ export async function recordEngagement(
   source: string,
 ): Promise<EngagementResult> {
   const now = clock();
-  return prisma.$transaction(async (tx) => {
+  let delivered = false;
+  const result = await prisma.$transaction(async (tx) => {
     // The unique (message, type) row decides which of two racing reports does the work.
     const recorded = await insertEngagement(tx, { messageId, type, source, at: now });
     if (!recorded) return { message_id: messageId, type, recorded: false };
     if (type === "delivered") {
-      await markMessageDelivered(tx, messageId, now);
+      delivered = await markMessageDelivered(tx, messageId, now);
     } else {
       const message = await stampMessageEngagement(tx, messageId, type, now);
       await saveFatigueState(tx, message.recipient_id, message.category, fatigueAfterEngagement(), now);
     }
     return { message_id: messageId, type, recorded: true };
   });
+  if (delivered) recordFinalMessage("delivered", null);
+  return result;
 }

@@ -40,7 +40,7 @@ export interface AcceptedEvent {
 }
 
 /**
- * POST /v1/events (SPEC 2.3, ARCHITECTURE "How data flows" 1): checks the caller may send it,
+ * POST /v1/events (docs/events.md, docs/architecture.md "Data"): checks the caller may send it,
  * stores the event `pending` (idempotent per sender and key) and hands it to the ingest queue.
  * A lost enqueue is not an error: the pending-events sweep re-enqueues it.
  */
@@ -49,7 +49,7 @@ export async function acceptEvent(
   principal: Principal,
   input: EventInput,
 ): Promise<AcceptedEvent> {
-  const profile = checkRequest(principal, input);
+  const profile = checkEventRequest(principal, input);
   const { prisma } = deps;
   const sender = senderOf(principal);
   const externalId = recipientExternalId(input.recipient);
@@ -99,7 +99,7 @@ export async function acceptEvent(
 }
 
 /** Checks that need no database; returns the inline profile (null for a plain external id). */
-function checkRequest(principal: Principal, input: EventInput): RecipientProfileInput | null {
+export function checkEventRequest(principal: Principal, input: EventInput): RecipientProfileInput | null {
   const name = validateEventName(input.name);
   if (!name.ok)
     throw validationError([
@@ -135,29 +135,46 @@ async function findOriginal(
 ): Promise<EventWithOutcomes | null> {
   const row = await findEventByIdempotencyKey(prisma, sender, key);
   if (!row) return null;
-  if (row.idempotency_expires_at && row.idempotency_expires_at.getTime() <= now.getTime()) {
+  if (isIdempotencyExpired(row, now)) {
     await releaseEventIdempotencyKey(prisma, row.id, now);
     return null;
   }
-  if (row.request_hash !== hash) {
-    throw new AppError("conflict", `idempotency_key '${key}' was already used with a different request body`);
-  }
+  if (row.request_hash !== hash) throw idempotencyConflict(key);
   return row;
 }
 
-// SPEC 2.3: changing a stored profile inline needs recipients:write; creating one does not.
+/** The stored event's key is past its 7-day retention: it may be released and reused. */
+export function isIdempotencyExpired(
+  row: Pick<EventWithOutcomes, "idempotency_expires_at">,
+  now: Date,
+): boolean {
+  return row.idempotency_expires_at !== null && row.idempotency_expires_at.getTime() <= now.getTime();
+}
+
+export function idempotencyConflict(key: string): AppError {
+  return new AppError("conflict", `idempotency_key '${key}' was already used with a different request body`);
+}
+
+// Changing a stored profile inline needs recipients:write; creating one does not (docs/events.md).
 async function assertProfileUnchanged(
   prisma: PrismaClient,
   externalId: string,
   profile: RecipientProfileInput,
 ) {
   const stored = await findRecipientWithPolicyRows(prisma, { external_id: externalId });
-  if (!stored) return;
+  const refused = stored ? inlineChangeRefusal(stored, profile) : null;
+  if (refused) throw refused;
+}
+
+/** 403 when the inline profile would change the stored person (the caller lacks recipients:write). */
+export function inlineChangeRefusal(
+  stored: Parameters<typeof profileChanges>[0],
+  profile: RecipientProfileInput,
+): AppError | null {
   const changed = profileChanges(stored, profile);
-  if (changed.length > 0) {
-    throw new AppError(
-      "forbidden",
-      `the inline profile would change the stored recipient (${changed.join(", ")}); that needs the scope 'recipients:write'`,
-    );
-  }
+  if (changed.length === 0) return null;
+  return new AppError(
+    "forbidden",
+    `the inline profile would change the stored recipient (${changed.join(", ")}); that needs the scope 'recipients:write'`,
+  );
 }

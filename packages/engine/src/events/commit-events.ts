@@ -12,23 +12,24 @@ export interface CommitEventsDeps {
 }
 
 /**
- * Stores the rows with one INSERT (insertAcceptedEvents), then hands the stored ones to the ingest
+ * Stores the rows with one INSERT (insertAcceptedEvents, or `insert` for rows of one batch request), then hands the stored ones to the ingest
  * queue as one job. A lost enqueue is only logged: the pending-events sweep re-enqueues them. When
  * the batch fails on one row's content, each row is retried alone so only that row is refused.
  */
 export async function commitEvents(
   deps: CommitEventsDeps,
   rows: readonly NewEvent[],
+  insert: typeof insertAcceptedEvents = insertAcceptedEvents,
 ): Promise<CommitOutcome[]> {
   let stored: Set<string>;
   try {
-    stored = await insertAcceptedEvents(deps.prisma, rows);
+    stored = await insert(deps.prisma, rows);
   } catch (error) {
     if (rows.length > 1 && isDataException(error)) {
       // One after another in arrival order, so of two requests sharing an idempotency key the
       // earlier one is stored and the later one answered from it, as in a batch without a bad row.
       const alone: CommitOutcome[] = [];
-      for (const row of rows) alone.push((await commitEvents(deps, [row]))[0]!);
+      for (const row of rows) alone.push((await commitEvents(deps, [row], insert))[0]!);
       return alone;
     }
     const refused = storeError(error, deps, rows);

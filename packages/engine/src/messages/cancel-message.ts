@@ -1,5 +1,6 @@
 import { AppError, REASON, type Principal } from "@svc/core";
 import { cancelQueuedMessage, type PrismaClient } from "@svc/store";
+import { recordFinalMessage } from "../metrics/record-metrics";
 import { loadMessageFor } from "./load-message";
 import { serializeMessage, type MessageView } from "./serialize-message";
 
@@ -19,5 +20,6 @@ export async function cancelMessage(
   if (!cancelled) {
     throw new AppError("invalid_state", `message is ${row.status}; only queued messages can be cancelled`);
   }
+  recordFinalMessage("cancelled", REASON.cancelledViaApi);
   return serializeMessage(row);
 }

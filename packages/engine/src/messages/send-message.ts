@@ -1,25 +1,19 @@
-import { AppError, senderOf, type Importance, type Principal, type ValidationIssue } from "@svc/core";
+import { AppError, senderOf, type Importance, type Principal } from "@svc/core";
 import type { Queues } from "@svc/queue";
-import {
-  $transaction,
-  findAgentRow,
-  findCategory,
-  findRecipientId,
-  findTemplate,
-  lockRecipient,
-  type MessageRow,
-} from "@svc/store";
+import { findAgentRow, type MessageRow } from "@svc/store";
 import { ComposeReferenceError } from "../compose/compose-errors";
-import { composeMessage } from "../compose/compose-message";
 import type { EngineDeps } from "../deps";
 import { validationError } from "../shared/validation";
-import { assertAgentMayHold } from "../approvals/pending-cap";
 import { ingestJobFor } from "../events/commit-events";
+import type { ComposeRequest } from "../compose/compose-types";
+import { recordFinalRows } from "../metrics/record-metrics";
+import { decideAlone, decideDirectSend, type DirectSendResult } from "./direct-send-batcher";
+import { readReferences, recipientIdOrRefusal } from "./send-references";
 import { loadMessageFor } from "./load-message";
 import { requestHash } from "../shared/canonical-json";
 import { serializeMessage, type MessageView } from "./serialize-message";
 
-/** Direct-send body (SPEC 2.2, DECISIONS "Messages"); the OpenAPI document validated its shape. */
+/** Direct-send body (docs/messages.md, "Direct sends"); the OpenAPI document validated its shape. */
 export interface SendMessageInput {
   recipient: string;
   template: string;
@@ -33,12 +27,10 @@ export interface SendMessageInput {
 
 export type SendMessageDeps = EngineDeps & { queues: Pick<Queues, "enqueue" | "enqueueBulk"> };
 
-// The policy transaction waits for the recipient's lock behind concurrent sends to that person.
-const TRANSACTION = { timeout: 10_000, maxWait: 5_000 };
-
 /**
  * POST /v1/messages: decided in this process under the recipient's lock (so the answer carries
- * the status), then, after commit, the delivery job is enqueued for send_at. `created` is false
+ * the status; concurrent sends share a transaction, direct-send-batcher.ts), then, after commit,
+ * the delivery job is enqueued for send_at. `created` is false
  * for an idempotent repeat (200 with the original).
  */
 export async function sendMessage(
@@ -46,44 +38,38 @@ export async function sendMessage(
   principal: Principal,
   input: SendMessageInput,
 ): Promise<{ created: boolean; message: MessageView }> {
-  await assertAgentMayUse(deps, principal, input.category);
-  const recipientId = await checkReferences(deps, input);
   const body = normalise(input);
-  const result = await $transaction(
-    deps.prisma,
-    async (tx) => {
-      await lockRecipient(tx, recipientId);
-      const composed = await composeMessage(tx, deps, {
-        recipientId,
-        template: input.template,
-        category: input.category,
-        channels: input.channels,
-        importance: body.importance,
-        data: body.data,
-        sender: senderOf(principal),
-        agentKey: principal.agentKey,
-        apiKeyId: principal.keyId,
-        rule: null,
-        event: null,
-        dedupKey: null,
-        idempotencyKey: input.idempotency_key ?? null,
-        requestHash: requestHash(body),
-        expiresAt: body.expires_at ? new Date(body.expires_at) : null,
-      });
-      // The next held item of an agent at approvals.max_pending_per_agent is refused (429).
-      if (principal.agentKey && !composed.duplicate && composed.message.status === "pending_approval")
-        await assertAgentMayHold(tx, deps, principal.agentKey, { adding: 0 });
-      return composed;
-    },
-    TRANSACTION,
-  ).catch((error: unknown) => {
-    // Deleted between the check above and the lock.
-    if (error instanceof ComposeReferenceError) throw referenceGone(error);
-    throw error;
+  const requestFor = (recipientId: string): ComposeRequest => ({
+    recipientId,
+    template: input.template,
+    category: input.category,
+    channels: input.channels,
+    importance: body.importance,
+    data: body.data,
+    sender: senderOf(principal),
+    agentKey: principal.agentKey,
+    apiKeyId: principal.keyId,
+    rule: null,
+    event: null,
+    dedupKey: null,
+    idempotencyKey: input.idempotency_key ?? null,
+    requestHash: requestHash(body),
+    expiresAt: body.expires_at ? new Date(body.expires_at) : null,
   });
+  const { composed: result, enqueued } = await decide(deps, principal, input, requestFor).catch(
+    (error: unknown) => {
+      // Deleted between the check above and the lock.
+      if (error instanceof ComposeReferenceError) throw referenceGone(error);
+      throw error;
+    },
+  );
+  // Suppressed or failed by the policy as it was written (a repeat was counted the first time).
+  if (!result.duplicate) recordFinalRows([result.message]);
   // A repeat enqueues again too: the job id is stable, so this only repairs a lost enqueue.
-  await enqueueDelivery(deps, result.message);
-  await enqueueNotices(deps, result.notices);
+  if (!enqueued) {
+    await enqueueDelivery(deps, result.message);
+    await enqueueNotices(deps, result.notices);
+  }
   const message = result.duplicate
     ? serializeMessage(await loadMessageFor(deps.prisma, principal, result.message.id))
     : serializeMessage(result.message);
@@ -103,24 +89,19 @@ async function assertAgentMayUse(
   }
 }
 
-async function checkReferences(deps: SendMessageDeps, input: SendMessageInput): Promise<string> {
-  const [recipientId, template, category] = await Promise.all([
-    findRecipientId(deps.prisma, input.recipient),
-    findTemplate(deps.prisma, input.template),
-    findCategory(deps.prisma, input.category),
-  ]);
-  const issues: ValidationIssue[] = [];
-  const missing = (field: string, what: string) =>
-    issues.push({
-      loc: ["body", field],
-      msg: `no ${what} '${input[field as keyof SendMessageInput] as string}'`,
-      type: "not_found",
-    });
-  if (recipientId === null) missing("recipient", "recipient");
-  if (!template) missing("template", "template");
-  if (!category) missing("category", "category");
-  if (issues.length > 0 || recipientId === null) throw validationError(issues);
-  return recipientId;
+// Sends of an agent and idempotent ones decide alone (direct-send-batcher.ts); the others join
+// the sends that arrive with them.
+async function decide(
+  deps: SendMessageDeps,
+  principal: Principal,
+  input: SendMessageInput,
+  requestFor: (recipientId: string) => ComposeRequest,
+): Promise<DirectSendResult> {
+  if (!principal.agentKey && !input.idempotency_key)
+    return decideDirectSend(deps, { references: input, requestFor });
+  await assertAgentMayUse(deps, principal, input.category);
+  const recipientId = recipientIdOrRefusal(input, await readReferences(deps.prisma, [input]));
+  return { composed: await decideAlone(deps, requestFor(recipientId)), enqueued: false };
 }
 
 function referenceGone(error: ComposeReferenceError): AppError {

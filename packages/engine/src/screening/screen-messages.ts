@@ -8,11 +8,11 @@ import {
   claimWaitingForScreening,
   findAgentRow,
   holdScreenedMessage,
-  releaseScreenedMessage,
+  releaseScreenedMessages,
   type AgentRow,
-  type ClaimRequest,
   type MessageRow,
   type PrismaClient,
+  type ScreenedRelease,
 } from "@svc/store";
 import { enqueueAfterCommit } from "../approvals/after-commit";
 import { announceHeldItems, heldMessageNotice } from "../approvals/review-notices";
@@ -72,27 +72,41 @@ export async function screenMessages(
   ]);
   const secretOf = new Map(claimed.map((row, i) => [row.id, secrets[i] ?? null]));
   const after: BulkItem[] = [];
-  const delivered: ClaimRequest[] = [];
-  const screen = async (row: MessageRow, request: Request) => {
-    const agent = agents.get(row.agent_key ?? "") ?? null;
-    const result = await screenOne(deps, row, agent, secretOf.get(row.id) ?? null, request, after);
-    if (result.status === "queued") delivered.push({ messageId: row.id, generation: row.generation + 1 });
-    return result;
-  };
-  const [results] = await Promise.all([
+  const screen = (row: MessageRow, request: Request) =>
+    screenOne(
+      deps,
+      row,
+      agents.get(row.agent_key ?? "") ?? null,
+      secretOf.get(row.id) ?? null,
+      request,
+      after,
+    );
+  const [own, others] = await Promise.all([
     Promise.all(
-      requests.map(async (request, i) => {
+      requests.map(async (request, i): Promise<Screened> => {
         const row = rows[i];
-        if (!row) return { status: "skipped", reason: "not waiting for screening" } as const;
+        if (!row) return { status: "skipped", reason: "not waiting for screening" };
         return screen(row, request);
       }),
     ),
     Promise.all(extra.map((row) => screen(row, { messageId: row.id, generation: row.generation }))),
   ]);
-  after.push(...deliveryJobsFor(delivered));
+  // Every release of the job in one statement; the released go on to delivery.
+  const releases = [...own, ...others].flatMap((s) => (s.status === "release" ? [s.release] : []));
+  const released = await releaseScreenedMessages(deps.prisma, releases, deps.now());
+  const releasedIds = new Set(released.map((r) => r.messageId));
+  after.push(...deliveryJobsFor(released));
   await enqueueAfterCommit(deps, { jobs: after });
-  return results;
+  return own.map((s) => {
+    if (s.status !== "release") return s;
+    return releasedIds.has(s.release.messageId)
+      ? { status: "queued", outcome: s.outcome }
+      : { status: "skipped", reason: "moved on" };
+  });
 }
+
+/** A result, or a release the job writes together with the others. */
+type Screened = ScreeningResult | { status: "release"; release: ScreenedRelease; outcome: string | null };
 
 async function screenOne(
   deps: ScreeningDeps,
@@ -101,16 +115,15 @@ async function screenOne(
   secretRule: string | null,
   request: Request,
   after: BulkItem[],
-): Promise<ScreeningResult> {
+): Promise<Screened> {
   const where = { messageId: row.id, generation: row.generation };
   // Switched off meanwhile, or nothing to screen: back to delivery as it is, without a verdict.
   if (!deps.config.screening.enabled || !needsScreening(row)) {
-    const released = await releaseScreenedMessage(deps.prisma, where, {
-      importance: row.importance,
-      verdict: undefined,
-      now: deps.now(),
-    });
-    return released ? { status: "queued", outcome: null } : { status: "skipped", reason: "moved on" };
+    return {
+      status: "release",
+      release: { ...where, importance: row.importance, verdict: null },
+      outcome: null,
+    };
   }
 
   const evidence = await gatherEvidence(deps, row, agent, secretRule, request);
@@ -121,7 +134,12 @@ async function screenOne(
     outcome: decision.verdict.outcome,
     ...(decision.action === "hold" ? { status_reason: decision.reason } : {}),
   });
-  return decision.action === "hold" ? hold(deps, row, agent, decision, after) : release(deps, row, decision);
+  if (decision.action === "hold") return hold(deps, row, agent, decision, after);
+  return {
+    status: "release",
+    release: { ...where, importance: decision.importance, verdict: decision.verdict },
+    outcome: decision.verdict.outcome,
+  };
 }
 
 type Evidence = ScreeningEvidence | { kind: "retry"; result: ScreeningResult };
@@ -215,20 +233,6 @@ async function hold(
   if (notices === null) return { status: "skipped", reason: "moved on" };
   if (notices.length > 0) after.push(ingestJobFor(notices));
   return { status: "held", reason: decision.reason };
-}
-
-async function release(
-  deps: ScreeningDeps,
-  row: MessageRow,
-  decision: Extract<ScreeningDecision, { action: "send" }>,
-): Promise<ScreeningResult> {
-  const released = await releaseScreenedMessage(
-    deps.prisma,
-    { messageId: row.id, generation: row.generation },
-    { importance: decision.importance, verdict: decision.verdict, now: deps.now() },
-  );
-  if (!released) return { status: "skipped", reason: "moved on" };
-  return { status: "queued", outcome: decision.verdict.outcome };
 }
 
 async function agentsOf(prisma: PrismaClient, rows: readonly (MessageRow | null)[]) {

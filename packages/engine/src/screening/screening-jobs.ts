@@ -1,3 +1,4 @@
+import { recoveryTimings, type RecoveryTimings } from "@svc/core";
 import { JOBS, requeueStuck, type JobHandler, type Queues, type Sweep } from "@svc/queue";
 import { listAwaitingScreening, type PrismaClient } from "@svc/store";
 import { screeningModelFor, type ScreeningModel } from "./models";
@@ -28,8 +29,11 @@ export function screeningJobs(deps: ScreeningJobDeps): {
   };
 }
 
-/** Waiting this long for screening without a verdict, a message's job is presumed lost. */
-export const SCREENING_WAIT_GRACE_MS = 20_000;
+/** Waiting this long for screening without a verdict, a message's job is presumed lost (at the defaults). */
+export const SCREENING_WAIT_GRACE_MS = recoveryTimings({
+  lease_seconds: 30,
+  sweep_seconds: 10,
+}).screeningWaitGraceMs;
 
 /**
  * `requeue-screening` (docs/screening.md "Recovery"): messages waiting for screening longer than
@@ -38,17 +42,20 @@ export const SCREENING_WAIT_GRACE_MS = 20_000;
  */
 export function requeueScreeningSweep(
   deps: { prisma: PrismaClient; queues: Pick<Queues, "enqueueBulk"> },
-  every = 30_000,
+  timings: Pick<RecoveryTimings, "sweepEveryMs" | "screeningWaitGraceMs"> = {
+    sweepEveryMs: 10_000,
+    screeningWaitGraceMs: SCREENING_WAIT_GRACE_MS,
+  },
 ): Sweep {
   return {
     name: "requeue-screening",
-    every,
+    every: timings.sweepEveryMs,
     run: ({ now }) =>
       requeueStuck({
         queues: deps.queues,
         job: "screen-message",
         list: (limit) =>
-          listAwaitingScreening(deps.prisma, new Date(now.getTime() - SCREENING_WAIT_GRACE_MS), limit),
+          listAwaitingScreening(deps.prisma, new Date(now.getTime() - timings.screeningWaitGraceMs), limit),
       }),
   };
 }

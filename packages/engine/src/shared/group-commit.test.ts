@@ -44,14 +44,25 @@ describe("groupCommit", () => {
     ]);
   });
 
-  test("lingerMs holds a batch for company, then it goes with what arrived meanwhile", async () => {
+  test("idle, lingerMs does not hold a lone item: it goes on the next turn", async () => {
     const { run, batches } = gatedRun();
-    const add = groupCommit(run, { maxBatch: 3, maxInFlight: 1, lingerMs: 50 });
+    const add = groupCommit(run, { maxBatch: 3, maxInFlight: 2, lingerMs: 50 });
     add(1);
     await nextTurn();
+    expect(batches).toEqual([[1]]);
+  });
+
+  test("busy, lingerMs holds a batch for company, then it goes with what arrived meanwhile", async () => {
+    const { run, batches } = gatedRun();
+    const add = groupCommit(run, { maxBatch: 3, maxInFlight: 2, lingerMs: 50 });
+    add(1);
+    await nextTurn();
+    expect(batches).toEqual([[1]]);
     add(2);
-    expect(batches).toEqual([]);
+    await nextTurn();
+    add(3);
+    expect(batches).toEqual([[1]]);
     await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(batches).toEqual([[1, 2]]);
+    expect(batches).toEqual([[1], [2, 3]]);
   });
 });

@@ -1,14 +1,19 @@
 // Group commit: items that arrive while earlier batches are being written wait and go together in
 // the next batch, so batches grow with load by themselves. A batch starts no earlier than the next
 // turn of the event loop (after this turn's I/O callbacks), so every request that arrived joins;
-// `lingerMs` lets a batch that is not full wait a moment longer for company.
+// `lingerMs` lets a batch that is not full wait a moment longer for company, but only while another
+// batch is being written (busy): when nothing is in flight a lone item goes at once, so at low
+// rates nothing waits for a batch to fill (docs/benchmarks.md "Delivery latency at equal load").
 
 export interface GroupCommitOptions {
   /** Most items in one batch. */
   maxBatch: number;
   /** Batches run at once. */
   maxInFlight: number;
-  /** How long a batch that is not full waits for more items (default 0: the next turn of the loop). */
+  /**
+   * How long a batch that is not full waits for more items while another batch is in flight
+   * (default 0: the next turn of the loop). When idle, batches never wait.
+   */
   lingerMs?: number;
 }
 
@@ -37,7 +42,7 @@ export function groupCommit<I>(run: (batch: I[]) => Promise<void>, options: Grou
   const schedule = () => {
     if (scheduled || waiting.length === 0 || inFlight >= maxInFlight) return;
     scheduled = true;
-    if (lingerMs === 0 || waiting.length >= maxBatch) setImmediate(flush);
+    if (lingerMs === 0 || inFlight === 0 || waiting.length >= maxBatch) setImmediate(flush);
     else setTimeout(flush, lingerMs);
   };
 

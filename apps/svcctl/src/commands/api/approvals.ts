@@ -13,6 +13,7 @@ import {
   withExample,
   withJson,
 } from "./api-command";
+import { getCommand } from "./get-command";
 
 const STATUSES = ["pending", "approved", "rejected", "expired"] as const;
 
@@ -67,17 +68,14 @@ export function approvalsCommand(parent: Command, s: Session): Command {
     `$ svcctl approvals create --title "Refund order A-1001 (€240)?" --reviewer ada,grace --expires-in 7200`,
   );
 
-  const get = approvals
-    .command("get")
-    .description("read a request; poll until its status is not pending (GET /v1/approvals/{id})")
-    .argument("<id>", "the request's id (apr_…)")
-    .action(async (id: string, options: { json?: boolean }) => {
-      const api = s.api();
-      const request = await api.call(api.client.GET("/v1/approvals/{id}", { params: { path: { id } } }));
-      printRecord(s, options, request, [...APPROVAL_FIELDS, "metadata"]);
-    });
-  withJson(get, "the request");
-  withExample(get, "$ svcctl approvals get apr_01JD7Z5X3Q8M2V4N6R9T0W1Y2Z --json | jq -r .status");
+  getCommand(approvals, s, {
+    description: "read a request; poll until its status is not pending (GET /v1/approvals/{id})",
+    argument: "the request's id (apr_…)",
+    what: "the request",
+    fields: [...APPROVAL_FIELDS, "metadata"],
+    example: "$ svcctl approvals get apr_01JD7Z5X3Q8M2V4N6R9T0W1Y2Z --json | jq -r .status",
+    read: (api, id) => api.call(api.client.GET("/v1/approvals/{id}", { params: { path: { id } } })),
+  });
 
   const list = approvals
     .command("list")

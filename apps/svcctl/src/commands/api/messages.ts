@@ -1,20 +1,11 @@
 import { Command, Option } from "commander";
 import type { Schemas } from "@svc/client";
+import { MESSAGE_STATUSES } from "@svc/core";
 import type { Session } from "../../session";
 import { printPage, printRecord } from "../../output";
 import { parseLimit } from "../../parse-options";
 import { decisionBody, MESSAGE_FIELDS, withExample, withJson } from "./api-command";
-
-const STATUSES = [
-  "queued",
-  "sending",
-  "pending_approval",
-  "sent",
-  "delivered",
-  "failed",
-  "suppressed",
-  "cancelled",
-] as const;
+import { getCommand } from "./get-command";
 
 interface ListOptions {
   recipient?: string;
@@ -36,7 +27,7 @@ export function messagesCommand(parent: Command, s: Session): Command {
     .command("list")
     .description("list messages, newest first (GET /v1/messages)")
     .option("--recipient <external_id>", "only this person's")
-    .addOption(new Option("--status <status>", "only messages in this status").choices(STATUSES))
+    .addOption(new Option("--status <status>", "only messages in this status").choices(MESSAGE_STATUSES))
     .option("--agent <agent_key>", "only this agent's")
     .option("--event-id <id>", "only those an event made")
     .option("--limit <n>", "messages per page, 1-500 (default 50)", parseLimit)
@@ -76,17 +67,14 @@ export function messagesCommand(parent: Command, s: Session): Command {
   withJson(list, "the page {items, next_cursor}");
   withExample(list, "$ svcctl messages list --status pending_approval --limit 20");
 
-  const get = messages
-    .command("get")
-    .description("read one message with its decisions and attempts (GET /v1/messages/{id})")
-    .argument("<id>", "the message's id (msg_…)")
-    .action(async (id: string, options: { json?: boolean }) => {
-      const api = s.api();
-      const message = await api.call(api.client.GET("/v1/messages/{id}", { params: { path: { id } } }));
-      printRecord(s, options, message, [...MESSAGE_FIELDS, "attempts"]);
-    });
-  withJson(get, "the message");
-  withExample(get, "$ svcctl messages get msg_01JD7Z5X3Q8M2V4N6R9T0W1Y2Z --json | jq .status");
+  getCommand(messages, s, {
+    description: "read one message with its decisions and attempts (GET /v1/messages/{id})",
+    argument: "the message's id (msg_…)",
+    what: "the message",
+    fields: [...MESSAGE_FIELDS, "attempts"],
+    example: "$ svcctl messages get msg_01JD7Z5X3Q8M2V4N6R9T0W1Y2Z --json | jq .status",
+    read: (api, id) => api.call(api.client.GET("/v1/messages/{id}", { params: { path: { id } } })),
+  });
 
   const cancel = messages
     .command("cancel")

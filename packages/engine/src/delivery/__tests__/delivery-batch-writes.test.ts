@@ -104,7 +104,7 @@ test("writeSentMessages: winners become sent (or delivered after an early receip
     write(movedOn),
     write(probe),
   ]);
-  expect(won).toEqual([true, true, false, true]);
+  expect(won.map((w) => w.won)).toEqual([true, true, false, true]);
 
   const row = (id: string) => bench.prisma.message.findUniqueOrThrow({ where: { id } });
   expect(await row(plain.id)).toMatchObject({
@@ -151,6 +151,7 @@ test("writeSentMessages: a message erased meanwhile writes nothing and does not 
     attempts: [attempt("gone@example.com")],
     sentAt: new Date(),
   });
-  expect(await writeSentMessages(bench.prisma, [write(kept), write(erased)])).toEqual([true, false]);
+  const results = await writeSentMessages(bench.prisma, [write(kept), write(erased)]);
+  expect(results.map((r) => r.won)).toEqual([true, false]);
   expect(await bench.prisma.deliveryAttempt.count({ where: { message_id: erased.id } })).toBe(0);
 });

@@ -27,6 +27,7 @@ export interface Received {
 export class HookServer {
   readonly received: Received[] = [];
   private scripts = new Map<string, number[]>();
+  private delays = new Map<string, number>();
   private server: Server = createServer((req, res) => void this.handle(req, res));
   url = "";
 
@@ -37,6 +38,11 @@ export class HookServer {
 
   script(to: string, statuses: number[]): void {
     this.scripts.set(to, [...statuses]);
+  }
+
+  /** Answers requests for `to` only after `ms` (a slow provider). */
+  slow(to: string, ms: number): void {
+    this.delays.set(to, ms);
   }
 
   to(address: string): Received[] {
@@ -60,6 +66,8 @@ export class HookServer {
     });
     const script = this.scripts.get(to) ?? [200];
     const status = script.length > 1 ? script.shift()! : script[0]!;
+    const delay = this.delays.get(to);
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
     res.writeHead(status, { "content-type": "application/json" }).end("{}");
   }
 }
