@@ -205,7 +205,9 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     const thirdBy = Date.now() + 120_000;
     while (sink.total < third) {
       if (Date.now() > thirdBy)
-        throw new Error(`${options.fault}: only ${sink.total} of ${third} sends reached the sink within 120 s`);
+        throw new Error(
+          `${options.fault}: only ${sink.total} of ${third} sends reached the sink within 120 s`,
+        );
       await sleep(20);
     }
     const sentBefore = await sentIds(pool);
