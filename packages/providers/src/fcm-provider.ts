@@ -50,17 +50,16 @@ export function createFcmProvider(setup: ProviderSetup): Provider {
   if (!projectId) {
     throw settingError(setup, "project_id", "required when the service account has no project_id");
   }
-  const { now, fetch: fetchFn = fetch } = setup.context;
+  const { now } = setup.context;
   const tokens = googleAccessTokens({
     account,
     scope: FCM_SCOPE,
-    fetch: fetchFn,
     now,
     timeoutMs: settings.timeout_ms,
     label: "fcm",
   });
   const url = `${settings.base_url}/v1/projects/${encodeURIComponent(projectId)}/messages:send`;
-  const post = providerPost("fcm", fetchFn, settings.timeout_ms);
+  const post = providerPost("fcm", settings.timeout_ms);
   return {
     name: "fcm",
     async send(request) {

@@ -26,7 +26,6 @@ const REFRESH_MARGIN_MS = 60_000;
 export function googleAccessTokens(options: {
   account: ServiceAccount;
   scope: string;
-  fetch: typeof fetch;
   now: () => Date;
   timeoutMs: number;
   label: string;
@@ -34,7 +33,7 @@ export function googleAccessTokens(options: {
   let cached: { token: string; expiresAt: number } | undefined;
   let inFlight: Promise<string | SendFailure> | undefined;
   const label = `${options.label} token`;
-  const post = providerPost(label, options.fetch, options.timeoutMs);
+  const post = providerPost(label, options.timeoutMs);
 
   async function exchange(): Promise<string | SendFailure> {
     const { account, now } = options;

@@ -1,47 +1,75 @@
-// HTTP plumbing shared by the HTTP providers: a POST with a deadline, and the classification of its
-// outcome by status code or error class, never by message text (docs/providers.md, "How a send ends").
+// HTTP plumbing shared by the HTTP providers, the approval callbacks and the model clients: a
+// POST with a deadline, and the classification of its outcome by status code or error class,
+// never by message text (docs/providers.md, "How a send ends"). Requests go through undici's
+// `request` (the library behind Node's fetch) on its shared keep-alive pool: a quarter of fetch's
+// CPU per request, which a worker posting thousands of webhooks a second feels
+// (docs/decisions.md "HTTP client").
+import { request } from "undici";
 import { permanent, retryable, type SendFailure } from "./provider";
+
+export interface ResponseHeaders {
+  /** A header's value (several joined by ", "), or null. */
+  get(name: string): string | null;
+}
 
 export interface HttpResponse {
   status: number;
-  headers: Headers;
+  headers: ResponseHeaders;
   text: string;
 }
 
 export interface HttpPost {
-  fetch: typeof fetch;
   url: string;
   headers: Record<string, string>;
   body: string | Uint8Array;
+  /** Ends the whole exchange, answer body included. */
   timeoutMs: number;
 }
 
-/** Resolves with any HTTP answer; rejects only when no answer came (timeout, connection error). */
-export async function postWithDeadline(request: HttpPost): Promise<HttpResponse> {
-  const signal = AbortSignal.timeout(request.timeoutMs);
-  const response = await request.fetch(request.url, {
-    method: "POST",
-    headers: request.headers,
-    body: request.body,
-    signal,
-    redirect: "manual",
-  });
-  return { status: response.status, headers: response.headers, text: await response.text() };
+/** Resolves with any HTTP answer (redirects are not followed); rejects only when no answer came (timeout, connection error). */
+export async function postWithDeadline(post: HttpPost): Promise<HttpResponse> {
+  return postWithSignal(post, AbortSignal.timeout(post.timeoutMs));
 }
 
-export type ProviderRequest = Omit<HttpPost, "fetch" | "timeoutMs">;
+/** postWithDeadline with a signal of the caller's (one deadline shared by several requests). */
+export async function postWithSignal(
+  post: Omit<HttpPost, "timeoutMs">,
+  signal: AbortSignal,
+): Promise<HttpResponse> {
+  const response = await request(post.url, {
+    method: "POST",
+    headers: post.headers,
+    body: post.body,
+    signal,
+  });
+  // Read to the end either way: an unread body keeps its connection out of the pool.
+  const text = await response.body.text();
+  return { status: response.statusCode, headers: headersOf(response.headers), text };
+}
+
+function headersOf(raw: Record<string, string | string[] | undefined>): ResponseHeaders {
+  return {
+    get(name) {
+      const value = raw[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+}
+
+export type ProviderRequest = Omit<HttpPost, "timeoutMs">;
 
 /**
  * A provider's POSTs, each within `timeoutMs` and its answer read by `onAnswer`; when no answer
  * came (timeout, connection error) the outcome is a retryable transport failure named by `label`.
  */
-export function providerPost(label: string, fetchFn: typeof fetch, timeoutMs: number) {
+export function providerPost(label: string, timeoutMs: number) {
   return async <T>(
     request: ProviderRequest,
     onAnswer: (response: HttpResponse) => T | SendFailure,
   ): Promise<T | SendFailure> => {
     try {
-      return onAnswer(await postWithDeadline({ ...request, fetch: fetchFn, timeoutMs }));
+      return onAnswer(await postWithDeadline({ ...request, timeoutMs }));
     } catch (error) {
       return transportFailure(label, error, timeoutMs);
     }
@@ -87,15 +115,20 @@ function isTimeout(error: unknown): boolean {
   return name === "TimeoutError" || name === "AbortError" || errorCode(error) === "ETIMEDOUT";
 }
 
-/** The innermost error code (ECONNREFUSED, ...): fetch and HTTP/2 wrap the system error as `cause`. */
+/** The innermost error code (ECONNREFUSED, ...), or the error's name when it has none. */
 export function errorCode(error: unknown): string {
+  return systemErrorCode(error) ?? (error instanceof Error ? error.name : "unknown");
+}
+
+/** The innermost `code` (ECONNREFUSED, ...): HTTP/2 and some clients wrap the system error as `cause`. */
+export function systemErrorCode(error: unknown): string | undefined {
   let found: string | undefined;
   for (let current: unknown = error, depth = 0; current && depth < 4; depth += 1) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === "string") found = code;
     current = (current as { cause?: unknown }).cause;
   }
-  return found ?? (error instanceof Error ? error.name : "unknown");
+  return found;
 }
 
 /** A JSON object answer, or {} when the body is empty, not JSON or not an object. */

@@ -13,7 +13,13 @@ export {
   verifyTwilioSignature,
   type TwilioParams,
 } from "./twilio-webhook";
-export { isRetryableStatus, parseRetryAfter } from "./http";
+export {
+  isRetryableStatus,
+  parseRetryAfter,
+  postWithDeadline,
+  postWithSignal,
+  systemErrorCode,
+} from "./http";
 export { apnsId } from "./apns-provider";
 export { emailMessageId, threadMessageId } from "./email-headers";
 export { postSignedJson, SVC_USER_AGENT, type SignedJsonPost } from "./signed-json-post";

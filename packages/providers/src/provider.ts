@@ -52,7 +52,6 @@ export interface Provider {
 /** What a provider needs from its surroundings; the worker passes process.env and the real clock. */
 export interface ProviderContext {
   env: Env;
-  fetch?: typeof fetch;
   now: () => Date;
   /** The console provider's output (default process.stdout). */
   stream?: { write(chunk: string): unknown };

@@ -18,7 +18,6 @@ export interface SignedJsonPost {
   now: () => Date;
   /** Starts the error text: `<label> 503`, `<label> timeout after 10000 ms`. */
   label: string;
-  fetch?: typeof fetch;
 }
 
 /** Resolves with ok, or a failure (retryable: 408, 429, 5xx, timeout, connection); never throws. */
@@ -30,11 +29,7 @@ export async function postSignedJson(post: SignedJsonPost): Promise<SendResult> 
     "User-Agent": SVC_USER_AGENT,
     [SIGNATURE_HEADER]: signPayload(post.secret, post.body, timestamp),
   };
-  return providerPost(
-    post.label,
-    post.fetch ?? fetch,
-    post.timeoutMs,
-  )({ url: post.url, headers, body: post.body }, (response) => {
+  return providerPost(post.label, post.timeoutMs)({ url: post.url, headers, body: post.body }, (response) => {
     if (response.status >= 200 && response.status < 300) return accepted();
     return statusFailure(post.label, response.status, response.headers, post.now());
   });

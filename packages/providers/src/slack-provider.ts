@@ -44,8 +44,8 @@ export function slackMessage(request: SendRequest) {
 export function createSlackProvider(setup: ProviderSetup): Provider {
   const settings = parseSettings(slackSettings, setup);
   const token = requiredSecret(setup, "token");
-  const { now, fetch: fetchFn = fetch } = setup.context;
-  const post = providerPost("slack", fetchFn, settings.timeout_ms);
+  const { now } = setup.context;
+  const post = providerPost("slack", settings.timeout_ms);
   const url = `${settings.base_url}/chat.postMessage`;
   const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json; charset=utf-8" };
   return {

@@ -36,10 +36,10 @@ export function twilioForm(request: SendRequest, settings: z.output<typeof twili
 export function createTwilioProvider(setup: ProviderSetup): Provider {
   const settings = parseSettings(twilioSettings, setup);
   const authToken = requiredSecret(setup, "auth_token");
-  const { now, fetch: fetchFn = fetch } = setup.context;
+  const { now } = setup.context;
   const url = `${settings.base_url}/2010-04-01/Accounts/${settings.account_sid}/Messages.json`;
   const authorization = `Basic ${Buffer.from(`${settings.account_sid}:${authToken}`).toString("base64")}`;
-  const post = providerPost("twilio", fetchFn, settings.timeout_ms);
+  const post = providerPost("twilio", settings.timeout_ms);
   return {
     name: "twilio",
     send(request) {

@@ -27,7 +27,7 @@ export function webhookBody(request: SendRequest): string {
 export function createWebhookProvider(setup: ProviderSetup): Provider {
   const settings = parseSettings(webhookSettings, setup);
   const secret = requiredSecret(setup, "secret");
-  const { now, fetch } = setup.context;
+  const { now } = setup.context;
   return {
     name: "webhook",
     send: (request) =>
@@ -39,7 +39,6 @@ export function createWebhookProvider(setup: ProviderSetup): Provider {
         timeoutMs: settings.timeout_ms,
         now,
         label: "webhook",
-        fetch,
       }),
   };
 }

@@ -43,8 +43,8 @@ export function createWebpushProvider(setup: ProviderSetup): Provider {
     privateKey: requiredSecret(setup, "vapid_private_key"),
   };
   checkVapidKeys(setup.channelName, vapidDetails);
-  const { now, fetch: fetchFn = fetch } = setup.context;
-  const post = providerPost("webpush", fetchFn, settings.timeout_ms);
+  const { now } = setup.context;
+  const post = providerPost("webpush", settings.timeout_ms);
   return {
     name: "webpush",
     async send(request) {

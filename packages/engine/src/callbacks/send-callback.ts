@@ -42,7 +42,6 @@ export interface SendCallbackDeps {
   leaseMs?: number;
   /** Jitter source in [0, 1). */
   random?: () => number;
-  fetch?: typeof fetch;
 }
 
 export type SendCallbackOutcome =
@@ -103,7 +102,6 @@ export async function sendCallback(
           timeoutMs,
           now: deps.now,
           label: "callback",
-          fetch: deps.fetch,
         });
   const attempts = row.attempts + 1;
   const meta = { callback_id: row.id, subject_id: row.subject_id, attempts };

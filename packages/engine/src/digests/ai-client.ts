@@ -25,15 +25,11 @@ interface ChatCompletion {
   }[];
 }
 
-export async function chatComplete(
-  settings: AiSettings,
-  messages: ChatMessage[],
-  fetchImpl: typeof fetch = fetch,
-): Promise<ChatOutcome> {
+export async function chatComplete(settings: AiSettings, messages: ChatMessage[]): Promise<ChatOutcome> {
   const posted = await postJson(
     `${settings.baseUrl.replace(/\/+$/, "")}/chat/completions`,
     { model: settings.model, messages, max_tokens: settings.maxTokens },
-    { apiKey: settings.apiKey, signal: AbortSignal.timeout(settings.timeoutMs), fetchImpl },
+    { apiKey: settings.apiKey, signal: AbortSignal.timeout(settings.timeoutMs) },
   );
   if (!posted.ok) return { ok: false, reason: posted.kind === "network" ? "unavailable" : posted.error };
   const completion = posted.json as ChatCompletion | null;

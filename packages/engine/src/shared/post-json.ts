@@ -1,13 +1,15 @@
+import { postWithSignal, systemErrorCode } from "@svc/providers";
+
 // One JSON POST to an external model service (digest summaries, docs/digests.md; screening,
 // docs/screening.md): the key as a Bearer token when set, one deadline for the whole exchange
-// (body included), and every failure classified rather than thrown, so callers fall back.
+// (body included), and every failure classified rather than thrown, so callers fall back. It goes
+// through the providers' HTTP client (undici, docs/decisions.md "HTTP client").
 
 export interface PostJsonOptions {
   /** Sent as `Authorization: Bearer …` when set (from the environment only). */
   apiKey: string | null;
   /** Ends the exchange (AbortSignal.timeout(ms), possibly shared by several calls). */
   signal: AbortSignal;
-  fetchImpl?: typeof fetch;
 }
 
 export type PostJsonFailure =
@@ -27,36 +29,30 @@ export async function postJson(
 ): Promise<PostJsonResult> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  let response;
   try {
-    const response = await (options.fetchImpl ?? fetch)(url, {
-      method: "POST",
-      headers,
-      body: JSON.stringify(body),
-      signal: options.signal,
-    });
-    if (!response.ok) {
-      await response.body?.cancel().catch(() => undefined);
-      const retryAfterMs = retryAfterOf(response.headers.get("retry-after"));
-      return {
-        ok: false,
-        kind: "http",
-        status: response.status,
-        error: `http ${response.status}`,
-        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-      };
-    }
-    return { ok: true, json: await response.json() };
+    response = await postWithSignal({ url, headers, body: JSON.stringify(body) }, options.signal);
   } catch (error) {
     const name = (error as { name?: string }).name;
     if (name === "TimeoutError" || name === "AbortError")
       return { ok: false, kind: "timeout", error: "timeout" };
-    if (error instanceof SyntaxError) return { ok: false, kind: "invalid", error: "invalid response" };
-    const code = (error as { cause?: { code?: unknown } }).cause?.code;
+    const code = systemErrorCode(error);
+    return { ok: false, kind: "network", error: code ? `connection failed (${code})` : "connection failed" };
+  }
+  if (response.status < 200 || response.status > 299) {
+    const retryAfterMs = retryAfterOf(response.headers.get("retry-after"));
     return {
       ok: false,
-      kind: "network",
-      error: typeof code === "string" ? `connection failed (${code})` : "connection failed",
+      kind: "http",
+      status: response.status,
+      error: `http ${response.status}`,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     };
+  }
+  try {
+    return { ok: true, json: JSON.parse(response.text) };
+  } catch {
+    return { ok: false, kind: "invalid", error: "invalid response" };
   }
 }
 

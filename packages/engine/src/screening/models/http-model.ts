@@ -15,7 +15,6 @@ export function httpScreeningModel(settings: ModelSettings): ScreeningModel {
         {
           apiKey: settings.apiKey,
           signal: AbortSignal.timeout(settings.timeoutMs),
-          fetchImpl: settings.fetchImpl,
         },
       );
       if (!posted.ok) return failedReply(posted);

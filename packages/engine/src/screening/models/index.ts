@@ -6,10 +6,7 @@ import type { ScreeningModel } from "./screening-model";
 export type { ModelReply, ScreeningModel } from "./screening-model";
 
 /** The configured adapter (`screening.adapter`), keyed from the environment only. */
-export function screeningModelFor(
-  config: Pick<SvcConfig, "screening" | "secrets">,
-  fetchImpl?: typeof fetch,
-): ScreeningModel {
+export function screeningModelFor(config: Pick<SvcConfig, "screening" | "secrets">): ScreeningModel {
   const { screening } = config;
   if (screening.url === null) throw new Error("screening.url is required when screening is enabled");
   const settings = {
@@ -17,7 +14,6 @@ export function screeningModelFor(
     model: screening.model,
     apiKey: config.secrets.screeningApiKey,
     timeoutMs: screening.timeout_ms,
-    fetchImpl,
   };
   if (screening.adapter === "openai") {
     if (screening.model === null) throw new Error("screening.model is required for the openai adapter");

@@ -51,7 +51,6 @@ export function openAiScreeningModel(settings: ModelSettings & { model: string }
           postJson(endpoint, requestBody(settings.model, input, question), {
             apiKey: settings.apiKey,
             signal,
-            fetchImpl: settings.fetchImpl,
           }),
         ),
       );

@@ -22,7 +22,6 @@ export interface ModelSettings {
   apiKey: string | null;
   /** Bounds one screening (all of its requests together). */
   timeoutMs: number;
-  fetchImpl?: typeof fetch;
 }
 
 /** A failed exchange: a client error (400, 401, 404…) will not heal by itself; the rest may. */
