@@ -29,6 +29,7 @@ import {
   screeningGate,
   screeningJobs,
   sendCallbackJob,
+  type InlineDelivery,
 } from "@svc/engine";
 import { createProviders } from "@svc/providers";
 import type { PrismaClient } from "@svc/store";
@@ -100,10 +101,24 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
       ...screeningJobs(inline ? { ...deps, queues: inline.queues } : deps),
       // Refuses to build (ConfigError) when approvals.callback_url is set without SVC_CALLBACK_SECRET.
       "send-callback": sendCallbackJob(deps),
-      ...broadcastJobs(deps),
+      // Broadcast chunks hand their due deliveries to this process too (docs/delivery.md "Inline delivery").
+      ...broadcastJobs(inline ? { ...deps, queues: withInlineDeliveries(deps.queues, inline) } : deps),
     },
     sweeps,
     drain: async () => inline?.drain(),
+  };
+}
+
+/** The process's queues, with due deliveries run here by `inline` (other jobs go to Redis as before). */
+function withInlineDeliveries(queues: Queues, inline: InlineDelivery): Queues {
+  return {
+    prefix: queues.prefix,
+    redis: queues.redis,
+    enqueue: (name, payload, opts) => queues.enqueue(name, payload, opts),
+    enqueueBulk: (items) => inline.queues.enqueueBulk(items),
+    queue: (name) => queues.queue(name),
+    ready: (timeoutMs) => queues.ready(timeoutMs),
+    close: () => queues.close(),
   };
 }
 

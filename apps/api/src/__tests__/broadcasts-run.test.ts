@@ -3,6 +3,7 @@ import { newId } from "@svc/core";
 import { waitFor } from "@svc/testkit";
 import { buildHandlers, queuesWithHandlers, startWorkers, type RunningWorkers } from "@svc/worker";
 import { createLogCapture, createLogger } from "@svc/log";
+import type { Queues } from "@svc/queue";
 import { startHarness, type Harness } from "./service-harness";
 
 // Broadcasts running through real workers (docs/broadcasts.md): full policy per person, a filter,
@@ -11,6 +12,7 @@ import { startHarness, type Harness } from "./service-harness";
 
 let h: Harness;
 let workers: RunningWorkers;
+const deliveriesThroughRedis: string[] = [];
 
 beforeAll(async () => {
   h = await startHarness("broadcasts_run", {
@@ -28,8 +30,31 @@ beforeAll(async () => {
     level: "error",
     stream: createLogCapture().stream,
   });
+  // The handlers' queues note every delivery that goes to Redis (the inline-delivery test below).
+  const queues = h.queues;
+  const recording: Queues = {
+    prefix: queues.prefix,
+    redis: queues.redis,
+    enqueue: (name, payload, opts) => {
+      if (name === "deliver-message") deliveriesThroughRedis.push((payload as { messageId: string }).messageId);
+      return queues.enqueue(name, payload, opts);
+    },
+    enqueueBulk: (items) => {
+      for (const item of items) {
+        if (item.name === "deliver-message")
+          deliveriesThroughRedis.push((item.payload as { messageId: string }).messageId);
+        if (item.name === "deliver-messages")
+          for (const m of (item.payload as { messages: { messageId: string }[] }).messages)
+            deliveriesThroughRedis.push(m.messageId);
+      }
+      return queues.enqueueBulk(items);
+    },
+    queue: (name) => queues.queue(name),
+    ready: (timeoutMs) => queues.ready(timeoutMs),
+    close: () => queues.close(),
+  };
   const { handlers } = buildHandlers({
-    queues: h.queues,
+    queues: recording,
     logger,
     prisma: h.prisma,
     config: h.config,
@@ -144,6 +169,16 @@ describe("running a broadcast", () => {
       ].sort((a, b) => a.recipient_external_id!.localeCompare(b.recipient_external_id!)),
     );
   }, 60_000);
+
+  it("a worker that also delivers sends the due messages itself, none through Redis", async () => {
+    const audience = await createPeople(5);
+    const id = await startBroadcast({ recipients: audience });
+    await waitFor(async () => ((await read(id)).counts.sent === 5 ? true : false));
+    const messages = await h.prisma.message.findMany({ where: { broadcast_id: id }, select: { id: true } });
+    expect(messages).toHaveLength(5);
+    const ids = new Set(messages.map((m) => m.id));
+    expect(deliveriesThroughRedis.filter((messageId) => ids.has(messageId))).toEqual([]);
+  }, 30_000);
 
   it("a filter audience is evaluated when it starts: only the matching people", async () => {
     const pro = await createPeople(30, { attributes: { plan: "pro" } });
