@@ -1,3 +1,4 @@
 export * from "./screening-verdict";
 export * from "./parse-answer";
 export * from "./decide-screening";
+export * from "./waits-for-screening";
