@@ -36,7 +36,8 @@ beforeAll(async () => {
     prefix: queues.prefix,
     redis: queues.redis,
     enqueue: (name, payload, opts) => {
-      if (name === "deliver-message") deliveriesThroughRedis.push((payload as { messageId: string }).messageId);
+      if (name === "deliver-message")
+        deliveriesThroughRedis.push((payload as { messageId: string }).messageId);
       return queues.enqueue(name, payload, opts);
     },
     enqueueBulk: (items) => {
@@ -178,6 +179,28 @@ describe("running a broadcast", () => {
     expect(messages).toHaveLength(5);
     const ids = new Set(messages.map((m) => m.id));
     expect(deliveriesThroughRedis.filter((messageId) => ids.has(messageId))).toEqual([]);
+  }, 30_000);
+
+  it("a category gone by the time it runs fails the broadcast with the reason, nothing composed", async () => {
+    await h.prisma.category.create({ data: { key: "gone-soon" } });
+    const audience = await createPeople(3);
+    const created = await h
+      .as()
+      .post("/v1/broadcasts")
+      .send({
+        name: "b",
+        template: "promo",
+        category: "gone-soon",
+        channels: ["email"],
+        audience: { recipients: audience },
+      })
+      .expect(201);
+    // Removed behind the API's back (the API refuses to delete a category in use).
+    await h.prisma.category.delete({ where: { key: "gone-soon" } });
+    await h.as().post(`/v1/broadcasts/${created.body.id}/start`).expect(200);
+    const failed = await untilStatus(created.body.id, "failed");
+    expect(failed.status_reason).toBe("misconfigured: category 'gone-soon' does not exist");
+    expect(await h.prisma.message.count({ where: { broadcast_id: created.body.id } })).toBe(0);
   }, 30_000);
 
   it("a filter audience is evaluated when it starts: only the matching people", async () => {

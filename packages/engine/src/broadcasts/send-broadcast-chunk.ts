@@ -10,13 +10,17 @@ import {
   findBroadcast,
   findBroadcastChunk,
   findBroadcastStatus,
+  findCategories,
   findMembersToSend,
+  findTemplates,
   lockRecipients,
   saveChunkProgress,
   type BroadcastRow,
+  type CategoryRow,
   type MemberToSend,
   type MessageRow,
   type PrismaClient,
+  type TemplateRow,
 } from "@svc/store";
 import { ComposeReferenceError } from "../compose/compose-errors";
 import { recordFinalMessage, recordFinalRows } from "../metrics/record-metrics";
@@ -50,6 +54,9 @@ const MAX_TOKEN_WAIT_MS = 200;
 // A person's lock may be busy with their own events; wait as ingest does.
 const COMPOSE_TRANSACTION = { timeout: 30_000, maxWait: 10_000 };
 
+/** The broadcast's template and category as the chunk job read them. */
+type References = { templates: TemplateRow[]; categories: CategoryRow[] };
+
 export type ChunkResult = "gone" | "stale" | "stopped" | "done" | "failed";
 
 /** The template or category went away: nothing can be composed, the broadcast fails. */
@@ -66,6 +73,12 @@ export async function sendBroadcastChunk(
   if (broadcast.run !== run) return { result: "stale" };
   if (!(await stillRunning(deps, broadcastId))) return { result: "stopped" };
   const throttle = broadcast.rate_per_second ? throttleOf(deps, broadcast) : null;
+  // Its template and category, read once per chunk job rather than once per group; one gone
+  // fails the broadcast at its first group, as before.
+  const references: References = {
+    templates: await findTemplates(deps.prisma, [broadcast.template]),
+    categories: await findCategories(deps.prisma, [broadcast.category]),
+  };
   let next = chunk.next_seq;
   let skipped = chunk.skipped;
   let composed = 0;
@@ -86,7 +99,7 @@ export async function sendBroadcastChunk(
         toSeq: chunk.last_seq,
         limit: want,
       });
-      const batch = await composeBatch(deps, broadcast, members);
+      const batch = await composeBatch(deps, broadcast, members, references);
       skipped += batch.skipped;
       composed += batch.messages.length;
       next =
@@ -159,6 +172,7 @@ async function composeBatch(
   deps: ChunkDeps,
   broadcast: BroadcastRow,
   members: MemberToSend[],
+  references: References,
 ): Promise<{ messages: MessageRow[]; skipped: number; nextSeq: number | null }> {
   const messages: MessageRow[] = [];
   let skipped = 0;
@@ -170,7 +184,9 @@ async function composeBatch(
     const groups = Array.from({ length: Math.ceil(slice.length / GROUP) }, (_, g) =>
       slice.slice(g * GROUP, (g + 1) * GROUP),
     );
-    for (const composed of await Promise.all(groups.map((group) => composeGroup(deps, broadcast, group)))) {
+    for (const composed of await Promise.all(
+      groups.map((group) => composeGroup(deps, broadcast, group, references)),
+    )) {
       messages.push(...composed.messages);
       skipped += composed.skipped;
     }
@@ -188,6 +204,7 @@ async function composeGroup(
   deps: ChunkDeps,
   broadcast: BroadcastRow,
   group: MemberToSend[],
+  references: References,
 ): Promise<{ messages: MessageRow[]; skipped: number }> {
   const known = group.filter((m): m is MemberToSend & { recipient_id: string } => m.recipient_id !== null);
   // Messages this group wrote (not found from an earlier try): the ones composition made final
@@ -211,6 +228,7 @@ async function composeGroup(
         tx,
         { config: deps.config, now: deps.now },
         requests,
+        references,
       )) {
         if (outcome.ok) {
           composed.push(outcome.result.message);
