@@ -7,7 +7,7 @@
  *   process, run as production runs them: from the build (`npm run build` first, as `npm start`
  *   and the Docker image do), so RSS is not inflated by compiling TypeScript in the process.
  *   BENCH_FROM_SOURCE=1 runs them from the working tree instead. Workers get the heap cap
- *   docker-compose.yml gives them (BENCH_WORKER_HEAP_MB, default 160; 0 for none).
+ *   docker-compose.yml gives them (BENCH_WORKER_HEAP_MB, default 144; 0 for none).
  * - The broadcast is created over HTTP with every external id in the
  *   body (`{recipients: [...]}`), then started.
  * - Broadcast: messages → `sent` per second = recipients / (last `sent_at` − start). Meanwhile the
@@ -46,7 +46,7 @@ const PORT = Number(process.env.BENCH_PORT ?? 18_000 + Math.floor(Math.random() 
 const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === "1";
 
 /** Workers' heap cap as docker-compose.yml sets it (docs/operations.md "Memory"); 0: none. */
-const WORKER_HEAP_MB = Number(process.env.BENCH_WORKER_HEAP_MB ?? 160);
+const WORKER_HEAP_MB = Number(process.env.BENCH_WORKER_HEAP_MB ?? 144);
 
 /** An app's entry point (`worker`, `api`), from the build or, with BENCH_FROM_SOURCE, from source. */
 function child(app: "api" | "worker", args: string[], env: NodeJS.ProcessEnv): ChildProcess {
