@@ -1,4 +1,3 @@
 export * from "./screening-verdict";
 export * from "./parse-answer";
 export * from "./decide-screening";
-export * from "./waits-for-screening";

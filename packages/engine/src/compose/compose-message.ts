@@ -1,4 +1,4 @@
-import { composedWaitingForScreening, decidePolicy, newId, type FatigueState } from "@svc/core";
+import { decidePolicy, newId, type FatigueState } from "@svc/core";
 import {
   insertMessageUnlessTaken,
   saveFatigueState,
@@ -133,10 +133,5 @@ export async function decideMessage(
     loaded.ctx.render = () => ({ ok: true, content: approved.content });
   }
   const decision = await decidePolicy(loaded.ctx);
-  const row = messageRowOf(id, now, request, loaded, decision);
-  // Written waiting for its screening verdict: no delivery trip only to hand it over
-  // (docs/screening.md "How it runs"); its caller enqueues the `screen-message` job.
-  if (!request.dryRun && !approved && composedWaitingForScreening(row, deps.config.screening.enabled, now))
-    row.status = "sending";
-  return { row, fatigue: decision.fatigue ?? null };
+  return { row: messageRowOf(id, now, request, loaded, decision), fatigue: decision.fatigue ?? null };
 }

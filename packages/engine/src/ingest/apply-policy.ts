@@ -12,7 +12,6 @@ import {
 import { enqueueFollowUps } from "./follow-ups";
 import type { FollowUps, IngestDeps } from "./ingest-types";
 import { composeMessage } from "../compose/compose-message";
-import { isWaitingForScreening } from "../screening/screening-handoff";
 import { outcomeOfMessage, outcomeOfMissingReference, ruleComposeRequest } from "./rule-message";
 
 // Ingest composes each fired rule inline (one hop less per event). `apply-policy` stays as the
@@ -45,7 +44,7 @@ export async function applyPolicy(
     if (!rule || rule.digest !== null) return { status: "skipped", reason: "rule_gone" } as const;
 
     const now = deps.now();
-    const followUps: FollowUps = { deliveries: [], screenings: [], digests: [], notices: [] };
+    const followUps: FollowUps = { deliveries: [], digests: [], notices: [] };
     let outcome: EventRuleOutcome;
     try {
       const composed = await composeMessage(
@@ -62,8 +61,6 @@ export async function applyPolicy(
           generation: message.generation,
           sendAt: message.send_at,
         });
-      if (isWaitingForScreening(message))
-        followUps.screenings.push({ messageId: message.id, generation: message.generation });
     } catch (error) {
       outcome = outcomeOfMissingReference(ruleKey, error);
     }

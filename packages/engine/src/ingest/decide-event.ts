@@ -26,7 +26,6 @@ import type { IngestConfig } from "./ingest-config-cache";
 import { snapshotReads, type IngestReads } from "./ingest-reads";
 import type { FollowUps, IngestDeps } from "./ingest-types";
 import { joinDigest } from "./join-digest";
-import { isWaitingForScreening } from "../screening/screening-handoff";
 import { outcomeOfMessage, outcomeOfMissingReference, ruleComposeRequest } from "./rule-message";
 
 // The one decision of an event (docs/events.md "What happens to an event"), for ingest and for the
@@ -104,7 +103,7 @@ export async function decideEvent(
     messages: [],
     fatigue: new Map(),
     agent,
-    followUps: { deliveries: [], screenings: [], digests: [], notices: [] },
+    followUps: { deliveries: [], digests: [], notices: [] },
   };
   const context: RuleContext = { tx, deps, reads, event, now, options, recipient, agent, config, decision };
   for (const match of matches) decision.outcomes.push(await outcomeOf(context, match));
@@ -221,8 +220,6 @@ function messageOutcomeOf(
       generation: message.generation,
       sendAt: message.send_at,
     });
-  if (stored && isWaitingForScreening(message))
-    decision.followUps.screenings.push({ messageId: message.id, generation: message.generation });
   return outcomeOfMessage(rule.key, message, stored);
 }
 

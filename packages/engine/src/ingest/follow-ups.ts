@@ -1,6 +1,5 @@
 import type { BulkItem, Queues } from "@svc/queue";
 import { deliveryJobsFor } from "../delivery/delivery-jobs";
-import { screeningJobsFor } from "../screening/screening-handoff";
 import { ingestJobFor } from "../events/commit-events";
 import { openDigestsAmong, outcomesWithResults, queuedMessagesAmong, type PrismaClient } from "@svc/store";
 import type { FollowUps } from "./ingest-types";
@@ -27,7 +26,6 @@ export async function enqueueFollowUps(
       payload: { messageId: d.messageId, generation: d.generation },
       opts: { sendAt: d.sendAt },
     })),
-    ...screeningJobsFor(followUps.screenings),
     ...(followUps.notices.length > 0 ? [ingestJobFor(followUps.notices)] : []),
     ...followUps.digests.map((d): BulkItem<"close-digest"> => ({
       name: "close-digest",
@@ -65,7 +63,5 @@ export async function followUpsOfProcessed(
     })),
     // Notices of held messages are events: the pending-events sweep ingests any whose job was lost.
     notices: [],
-    // A message left waiting for screening gets its job again from the requeue-screening sweep.
-    screenings: [],
   };
 }

@@ -44,11 +44,10 @@ export function createIngestBatcher(
       await Promise.all(batch.map((w) => ingestAlone(deps, w)));
       return;
     }
-    const followUps: FollowUps = { deliveries: [], screenings: [], digests: [], notices: [] };
+    const followUps: FollowUps = { deliveries: [], digests: [], notices: [] };
     for (const result of results.values()) {
       if (result.status !== "processed") continue;
       followUps.deliveries.push(...result.followUps.deliveries);
-      followUps.screenings.push(...result.followUps.screenings);
       followUps.digests.push(...result.followUps.digests);
       followUps.notices.push(...result.followUps.notices);
     }

@@ -11,13 +11,9 @@ export interface IngestDeps {
   now: () => Date;
 }
 
-/**
- * Jobs a committed ingest leaves to enqueue: deliveries of queued messages, screenings of messages
- * written waiting for a verdict, and digest closings.
- */
+/** Jobs a committed ingest leaves to enqueue: deliveries of queued messages and digest closings. */
 export interface FollowUps {
   deliveries: { messageId: string; generation: number; sendAt: Date }[];
-  screenings: { messageId: string; generation: number }[];
   digests: DigestJoin[];
   /** `svc.approval_requested` events written for held messages, to ingest (docs/approvals.md). */
   notices: string[];

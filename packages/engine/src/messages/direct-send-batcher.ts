@@ -8,7 +8,6 @@ import type { EngineDeps } from "../deps";
 import { enqueueFollowUps } from "../ingest/follow-ups";
 import { groupCommit } from "../shared/group-commit";
 import { readReferences, recipientIdOrRefusal, type SendReferences } from "./send-references";
-import { isWaitingForScreening } from "../screening/screening-handoff";
 
 // Group commit for direct sends (docs/messages.md "Direct sends"): sends that arrive together are
 // checked and decided together: their references read in three statements, then one transaction
@@ -142,13 +141,11 @@ async function decideBatch(deps: DirectSendDeps, batch: Waiting[], add: Add): Pr
 // to enqueue its own (the delivery sweep repairs a lost one, docs/messages.md).
 async function enqueueBatch(deps: DirectSendDeps, decided: ComposeResult[]): Promise<boolean> {
   const queued = decided.map((d) => d.message).filter((m) => m.status === "queued");
-  const waiting = decided.map((d) => d.message).filter(isWaitingForScreening);
   try {
     await enqueueFollowUps(
       deps.queues,
       {
         deliveries: queued.map((m) => ({ messageId: m.id, generation: m.generation, sendAt: m.send_at })),
-        screenings: waiting.map((m) => ({ messageId: m.id, generation: m.generation })),
         digests: [],
         notices: decided.flatMap((d) => d.notices),
       },

@@ -12,7 +12,6 @@ import { readReferences, recipientIdOrRefusal } from "./send-references";
 import { loadMessageFor } from "./load-message";
 import { requestHash } from "../shared/canonical-json";
 import { serializeMessage, type MessageView } from "./serialize-message";
-import { isWaitingForScreening } from "../screening/screening-handoff";
 
 /** Direct-send body (docs/messages.md, "Direct sends"); the OpenAPI document validated its shape. */
 export interface SendMessageInput {
@@ -139,14 +138,15 @@ async function enqueueNotices(deps: SendMessageDeps, eventIds: string[]): Promis
   }
 }
 
-// After commit: a lost enqueue leaves a due `queued` row, which the delivery sweep re-enqueues, or
-// a row waiting for screening, which the requeue-screening sweep does (docs/screening.md).
+// After commit: a lost enqueue leaves a due `queued` row, which the delivery sweep re-enqueues.
 async function enqueueDelivery(deps: SendMessageDeps, message: MessageRow): Promise<void> {
-  const claim = { messageId: message.id, generation: message.generation };
+  if (message.status !== "queued") return;
   try {
-    if (message.status === "queued")
-      await deps.queues.enqueue("deliver-message", claim, { sendAt: message.send_at });
-    else if (isWaitingForScreening(message)) await deps.queues.enqueue("screen-message", claim);
+    await deps.queues.enqueue(
+      "deliver-message",
+      { messageId: message.id, generation: message.generation },
+      { sendAt: message.send_at },
+    );
   } catch (error) {
     deps.logger.warn("delivery enqueue failed; the sweep will pick the message up", {
       message_id: message.id,

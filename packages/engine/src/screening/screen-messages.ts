@@ -1,5 +1,5 @@
 import type { SvcConfig } from "@svc/config";
-import { decideScreening, needsScreening, type ScreeningDecision, type ScreeningEvidence } from "@svc/core";
+import { decideScreening, type ScreeningDecision, type ScreeningEvidence } from "@svc/core";
 import type { BulkItem, JobPayload, Queues } from "@svc/queue";
 import {
   $transaction,
@@ -21,7 +21,7 @@ import { planRetry } from "../delivery/delivery-run";
 import type { DeliveryLogger } from "../delivery/delivery-types";
 import { ingestJobFor } from "../events/commit-events";
 import type { ScreeningModel } from "./models";
-import { SCREENING_BATCH } from "./screening-handoff";
+import { needsScreening, SCREENING_BATCH } from "./screening-handoff";
 import { renderedTexts, screeningInputOf } from "./screening-input";
 import { findSecrets } from "./secret-check";
 

@@ -1,7 +1,7 @@
 import { parseConfig } from "@svc/config";
 import { noScreening } from "../delivery/screening-gate";
 import { firstTokenAlternatives } from "./models/openai-model";
-import { SCREENING_BATCH, screeningGate, screeningJobsFor } from "./screening-handoff";
+import { needsScreening, SCREENING_BATCH, screeningGate, screeningJobsFor } from "./screening-handoff";
 
 // The pure parts of the hand-off (docs/screening.md "How it runs"); the whole flow is tested end to
 // end in apps/api/src/__tests__/screening-*.test.ts.
@@ -16,6 +16,19 @@ test("with screening off the gate is the pass-through seam itself", () => {
     now: () => new Date(),
   });
   expect(gate).toBe(noScreening);
+});
+
+test.each<[string, { agent_key: string | null; reviewed_at: Date | null; screening: unknown }, boolean]>([
+  ["an agent's message without a verdict", { agent_key: "bot", reviewed_at: null, screening: null }, true],
+  ["a backend's message", { agent_key: null, reviewed_at: null, screening: null }, false],
+  ["a message a person approved", { agent_key: "bot", reviewed_at: new Date(), screening: null }, false],
+  [
+    "a message with a stored verdict (a retry)",
+    { agent_key: "bot", reviewed_at: null, screening: {} },
+    false,
+  ],
+])("needsScreening: %s → %s", (_name, message, expected) => {
+  expect(needsScreening(message as never)).toBe(expected);
 });
 
 test("hand-offs become one job for a lone message, batches of SCREENING_BATCH otherwise", () => {

@@ -1,5 +1,4 @@
 import type { SvcConfig } from "@svc/config";
-import { needsScreening } from "@svc/core";
 import type { BulkItem, Queues } from "@svc/queue";
 import { handOffForScreening, type ClaimRequest, type MessageRow, type PrismaClient } from "@svc/store";
 import { enqueueAfterCommit } from "../approvals/after-commit";
@@ -23,9 +22,11 @@ export interface ScreeningHandOffDeps {
   now: () => Date;
 }
 
-/** Whether a message was written waiting for a verdict (composed so, or handed over here). */
-export function isWaitingForScreening(message: Pick<MessageRow, "status" | "lease_until">): boolean {
-  return message.status === "sending" && message.lease_until === null;
+/** Whether delivery must wait for a screening verdict first. */
+export function needsScreening(
+  message: Pick<MessageRow, "agent_key" | "reviewed_at" | "screening">,
+): boolean {
+  return message.agent_key !== null && message.reviewed_at === null && message.screening === null;
 }
 
 /** The gate delivery calls; pass-through when screening is off. */

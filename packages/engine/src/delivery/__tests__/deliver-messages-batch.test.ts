@@ -44,7 +44,6 @@ test("follow-ups: deliveries due now share one deliver-messages job; later ones 
     bench.queues,
     {
       deliveries: [...due, { messageId: "msg_LATER", generation: 1, sendAt: later }],
-      screenings: [],
       digests: [],
       notices: [],
     },
