@@ -29,7 +29,6 @@ import {
   screeningGate,
   screeningJobs,
   sendCallbackJob,
-  type InlineDelivery,
 } from "@svc/engine";
 import { createProviders } from "@svc/providers";
 import type { PrismaClient } from "@svc/store";
@@ -88,37 +87,26 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
         limit: deps.config.worker.concurrency.delivery,
       })
     : null;
+  // The jobs that compose messages deliver the due ones here when this process delivers.
+  const composing = inline ? { ...deps, queues: inline.queues } : deps;
   return {
     handlers: {
       sweep: sweepHandler(sweeps),
-      ...ingestJobs(inline ? { ...deps, queues: inline.queues } : deps),
+      ...ingestJobs(composing),
       // Ingest composes inline; apply-policy (re)composes one (event, rule) when a job asks for it.
       "apply-policy": applyPolicyJob(deps),
       "deliver-message": deliver,
       "deliver-messages": deliverMessagesJob(deliver),
       "close-digest": closeDigestJob(deps),
       // Screened messages that pass go on to delivery here too, when this process delivers.
-      ...screeningJobs(inline ? { ...deps, queues: inline.queues } : deps),
+      ...screeningJobs(composing),
       // Refuses to build (ConfigError) when approvals.callback_url is set without SVC_CALLBACK_SECRET.
       "send-callback": sendCallbackJob(deps),
       // Broadcast chunks hand their due deliveries to this process too (docs/delivery.md "Inline delivery").
-      ...broadcastJobs(inline ? { ...deps, queues: withInlineDeliveries(deps.queues, inline) } : deps),
+      ...broadcastJobs(composing),
     },
     sweeps,
     drain: async () => inline?.drain(),
-  };
-}
-
-/** The process's queues, with due deliveries run here by `inline` (other jobs go to Redis as before). */
-function withInlineDeliveries(queues: Queues, inline: InlineDelivery): Queues {
-  return {
-    prefix: queues.prefix,
-    redis: queues.redis,
-    enqueue: (name, payload, opts) => queues.enqueue(name, payload, opts),
-    enqueueBulk: (items) => inline.queues.enqueueBulk(items),
-    queue: (name) => queues.queue(name),
-    ready: (timeoutMs) => queues.ready(timeoutMs),
-    close: () => queues.close(),
   };
 }
 

@@ -104,7 +104,7 @@ export {
   RETENTION_EVERY_MS,
   type RetentionResult,
 } from "./retention/apply-retention";
-export { inlineDelivery, type InlineDelivery } from "./delivery/inline-delivery";
+export { inlineDelivery } from "./delivery/inline-delivery";
 export { closeDigestJob, closeDueDigestsSweep } from "./digests/close-digest-job";
 
 // Screening: the delivery gate, the screening queue's jobs and their recovery sweep.

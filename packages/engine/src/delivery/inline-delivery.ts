@@ -18,7 +18,7 @@ export interface InlineDeliveryOptions {
   /** The `deliver-message` handler this process runs (sharing its batches). */
   deliver: JobHandler<"deliver-message">;
   /** Where everything not taken goes (and the fallback after an error). */
-  queues: Pick<Queues, "enqueue" | "enqueueBulk">;
+  queues: Queues;
   logger: Pick<JobLogger, "warn">;
   now: () => Date;
   /** Most inline deliveries at once; beyond it items are enqueued as usual (backpressure). */
@@ -26,8 +26,11 @@ export interface InlineDeliveryOptions {
 }
 
 export interface InlineDelivery {
-  /** Queue facade for ingest: due deliveries run here; other items, and any over the limit, are enqueued. */
-  queues: Pick<Queues, "enqueueBulk">;
+  /**
+   * The process's queues for the jobs that compose (ingest, screening releases, broadcast chunks):
+   * due deliveries in a bulk add run here; other items, and any over the limit, are enqueued.
+   */
+  queues: Queues;
   /** Deliveries started here and not ended yet. */
   readonly inFlight: number;
   /** Resolves once every delivery started here has ended (graceful shutdown). */
@@ -87,8 +90,15 @@ export function inlineDelivery(options: InlineDeliveryOptions): InlineDelivery {
     return left.length === messages.length ? [item] : deliveryJobsFor(left);
   };
 
+  const queues = options.queues;
   return {
     queues: {
+      prefix: queues.prefix,
+      redis: queues.redis,
+      enqueue: (name, payload, opts) => queues.enqueue(name, payload, opts),
+      queue: (name) => queues.queue(name),
+      ready: (timeoutMs) => queues.ready(timeoutMs),
+      close: () => queues.close(),
       async enqueueBulk(items: readonly BulkItem[]) {
         const now = options.now().getTime();
         const rest: BulkItem[] = [];
