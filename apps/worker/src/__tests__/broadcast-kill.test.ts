@@ -21,7 +21,8 @@ const children: ChildWorker[] = [];
 const spawnWorker = () => {
   const child = startFixture("drain-worker.ts", {
     START_ON_SIGNAL: "1",
-    QUEUES: "broadcasts,delivery,scheduler",
+    // ingest and delivery together: chunks deliver their messages inline, so the kill also cuts those short.
+    QUEUES: "ingest,broadcasts,delivery,scheduler",
     DATABASE_URL: db.databaseUrl,
     REDIS_URL: redis.redisUrl,
     PREFIX: redis.prefix,
