@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     ([name, values]) => `| ${name} | ${fmt(median(values))} | ${values.map((v) => fmt(v)).join(", ")} |`,
   );
   const section = [
-    "## HTTP client: CPU per outbound POST",
+    "## HTTP client: CPU per outbound POST (`npm run bench:http-client`)",
     "",
     `${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, load average ${loadavg()
       .map((l) => l.toFixed(2))
