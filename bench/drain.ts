@@ -17,7 +17,10 @@
  *   BENCH_RATE_SECONDS, default 20, after a 3 s warm-up): event → sent p50/p95/p99 of both.
  * - shapes: bursts of BENCH_SHAPE_MESSAGES (default 2,000) of each common shape (stored people on the
  *   console channel, inline profiles of new and known people, direct sends through an API process,
- *   the webhook channel to a local sink), beside the chain's burst of the same round.
+ *   the webhook channel to a local sink), beside the chain's burst of the same round. Direct sends
+ *   come from BENCH_DIRECT_CLIENTS (default 16) clients, each waiting for its answer, on undici's
+ *   `request` (a fifth of `fetch`'s CPU per request, so the load generator takes little of the two
+ *   cores it shares with svc: `npm run bench:http-client`).
  * BENCH_PHASES picks phases (default burst,rates,shapes); BENCH_SHAPES picks shapes by words of
  * their names (e.g. stored,direct); BENCH_VERBOSE also prints the API's CPU per direct send;
  * BENCH_API_ARGS="--cpu-prof --cpu-prof-dir=<dir>" profiles the API; BENCH_ONLY=svc skips the chain;
@@ -32,6 +35,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "pg";
 import { Queue } from "bullmq";
+import { request } from "undici";
 import { newId } from "@svc/core";
 import { createApiKey } from "@svc/engine";
 import { createQueues, type Queues } from "@svc/queue";
@@ -53,7 +57,7 @@ const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 5);
 const RATES = (process.env.BENCH_RATES ?? "200,500,1000").split(",").filter(Boolean).map(Number);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 20);
 const WARM_UP_SECONDS = 3;
-const DIRECT_CLIENTS = 16;
+const DIRECT_CLIENTS = Number(process.env.BENCH_DIRECT_CLIENTS ?? 16);
 // Which phases run: burst (with paced and delivery only), rates (fixed-rate latency).
 const PHASES = new Set((process.env.BENCH_PHASES ?? "burst,rates,shapes").split(","));
 // Shapes: each a burst of this many messages, beside stored recipients on the console channel.
@@ -305,9 +309,9 @@ async function postMessages({ url, key, pid }: DirectSender, count: number): Pro
   const client = async () => {
     while (next < count) {
       const n = next++;
-      const response = await fetch(`${url}/v1/messages`, {
+      const response = await request(`${url}/v1/messages`, {
         method: "POST",
-        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify({
           recipient: `bench-${n % RECIPIENTS}`,
           template: "bench",
@@ -316,8 +320,8 @@ async function postMessages({ url, key, pid }: DirectSender, count: number): Pro
           data: { order: n },
         }),
       });
-      if (response.status !== 202)
-        throw new Error(`POST /v1/messages: ${response.status} ${await response.text()}`);
+      const text = await response.body.text();
+      if (response.statusCode !== 202) throw new Error(`POST /v1/messages: ${response.statusCode} ${text}`);
     }
   };
   await Promise.all(Array.from({ length: DIRECT_CLIENTS }, client));
@@ -706,7 +710,8 @@ Messages/s: messages / (last \`sent_at\` − first insert or POST).
 - stored, console: pending events of known people (as the drain above), \`console\` provider.
 - inline profile: each event carries \`recipient\` with locale, attributes and one address (the
   "identify on trigger" shape); new people (a new external id per event) or the 1,000 known ones.
-- direct sends: ${DIRECT_CLIENTS} clients POST \`/v1/messages\` to an API process (from source, no embedded workers).
+- direct sends: ${DIRECT_CLIENTS} clients (undici \`request\`), each waiting for its answer, POST
+  \`/v1/messages\` to an API process (from source, no embedded workers).
 - webhook: the \`webhook\` provider to a local HTTP sink answering 200 at once.
 
 | Shape | Messages/s | × stored, console | × bare chain |
