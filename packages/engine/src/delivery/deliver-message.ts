@@ -5,11 +5,13 @@ import {
   finishSendingMessage,
   recordDeliveryAttempts,
   type MessageRow,
+  type RecheckFacts,
 } from "@svc/store";
 import { claimMessage } from "./claim-message";
 import { channelError, planRetry, runStateOf, tryOutcome } from "./delivery-run";
 import { deliveryBatches, type DeliveryBatches } from "./delivery-batches";
 import { leaseKeeperFor, type HeldClaim } from "./lease-keeper";
+import { recheckFromFacts } from "./recheck-before-sending";
 import { countDeliveryAttempts, recordEventToSent, recordFinalMessage } from "../metrics/record-metrics";
 import type { DeliveryDeps } from "./delivery-types";
 import { sendToChannel, type AttemptRecord } from "./send-to-channel";
@@ -51,8 +53,12 @@ export async function deliverMessage(
   const batches = deliveryBatches(deps);
   // The common case, a due `queued` row, is claimed together with the other jobs running now;
   // anything else (retry, lease, early job, stale job) goes through the one-row claim.
-  let message = await batches.claimDue.add({ messageId, generation });
-  if (!message) {
+  // The batched claim reads the re-check facts in the same statement; the one-row claim does not.
+  const due = await batches.claimDue.add({ messageId, generation });
+  let message: MessageRow;
+  let facts: RecheckFacts | null = null;
+  if (due) ({ message, facts } = due);
+  else {
     const claim = await claimMessage(deps, messageId, generation, now);
     if (claim.kind === "skip") return { status: "skipped", reason: claim.reason };
     if (claim.kind === "leased")
@@ -64,7 +70,7 @@ export async function deliverMessage(
   // The lease is renewed while this run holds the claim (lease-keeper.ts).
   const held = leaseKeeperFor(deps).hold(message);
   try {
-    return await deliverClaimed(deps, batches, message, held);
+    return await deliverClaimed(deps, batches, message, facts, held);
   } finally {
     held.release();
   }
@@ -74,10 +80,13 @@ async function deliverClaimed(
   deps: DeliveryDeps,
   batches: DeliveryBatches,
   message: MessageRow,
+  factsAtClaim: RecheckFacts | null,
   held: HeldClaim,
 ): Promise<DeliveryOutcome> {
   const now = deps.now();
-  const recheck = await batches.recheck.add({ message, now });
+  const recheck = factsAtClaim
+    ? recheckFromFacts(message, factsAtClaim, now)
+    : await batches.recheck.add({ message, now });
   if (!recheck.ok) return finish(deps, message, "suppressed", recheck.reason, now);
   // Screening seam (docs/screening.md): an agent message without a verdict goes to screening here.
   const screening = await deps.screen(message, now);
@@ -117,7 +126,7 @@ async function deliverClaimed(
     countDeliveryAttempts(attempts);
     const outcome = tryOutcome(attempts);
     if (outcome === "sent") {
-      // Attempts and `sent` in one write, batched with the other jobs' (writeSentBatch).
+      // Attempts and `sent` in one write, batched with the other jobs' (writeSentMessages).
       const sentAt = deps.now();
       const written = await batches.writeSent.add({ message, channel, at, attempts, sentAt });
       if (!written.won) {

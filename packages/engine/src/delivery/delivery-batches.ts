@@ -2,6 +2,7 @@ import {
   claimDueMessages,
   loadRecheckFacts,
   writeSentMessages,
+  type ClaimedDue,
   type ClaimRequest,
   type MessageRow,
   type SentResult,
@@ -15,7 +16,9 @@ import { recheckFromFacts, type Recheck } from "./recheck-before-sending";
 // jobs make a handful of queries between them instead of a dozen each.
 
 export interface DeliveryBatches {
-  claimDue: MicroBatcher<ClaimRequest, MessageRow | null>;
+  /** Due `queued` rows claimed with their re-check facts (one statement per batch). */
+  claimDue: MicroBatcher<ClaimRequest, ClaimedDue | null>;
+  /** The re-check facts of a row claimed otherwise (a retry, an expired lease). */
   recheck: MicroBatcher<{ message: MessageRow; now: Date }, Recheck>;
   writeSent: MicroBatcher<SentWrite, SentResult>;
 }

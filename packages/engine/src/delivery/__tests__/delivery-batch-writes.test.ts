@@ -1,4 +1,4 @@
-import { claimDueMessages, writeSentMessages } from "@svc/store";
+import { claimDueMessages, loadRecheckFacts, writeSentMessages } from "@svc/store";
 import { attemptsOf, makePerson, queuedMessage, startBench, type Bench } from "./delivery-fixtures";
 
 // The batched claim and sent write against a real database: the same compare-and-set per row as
@@ -52,13 +52,15 @@ test("claimDueWithLease claims due queued rows of the job's generation once; ret
     now,
     60,
   );
-  expect(rows.map((row) => row?.id ?? null)).toEqual([due.id, null, null, null, null]);
-  expect(rows[0]).toEqual(await bench.prisma.message.findUniqueOrThrow({ where: { id: due.id } }));
-  expect(rows[0]).toMatchObject({
+  expect(rows.map((row) => row?.message.id ?? null)).toEqual([due.id, null, null, null, null]);
+  expect(rows[0]!.message).toEqual(await bench.prisma.message.findUniqueOrThrow({ where: { id: due.id } }));
+  expect(rows[0]!.message).toMatchObject({
     status: "sending",
     delivery_attempts: 0,
     lease_until: new Date(now.getTime() + 60_000),
   });
+  // The re-check facts come with the claim, as loadRecheckFacts reads them.
+  expect(rows[0]!.facts).toEqual((await loadRecheckFacts(bench.prisma, [rows[0]!.message]))[0]);
   // Another generation is left alone.
   expect(
     await claimDueWithLease(
@@ -68,6 +70,58 @@ test("claimDueWithLease claims due queued rows of the job's generation once; ret
       60,
     ),
   ).toEqual([null]);
+});
+
+test("claimDueMessages reads each claimed row's re-check facts in the same statement", async () => {
+  const person = await makePerson(
+    bench.prisma,
+    [
+      { channel: "email", value: "facts@example.com" },
+      { channel: "sms", value: "+15555550100", enabled: false },
+    ],
+    { unsubscribed_categories: ["marketing"], muted_channels: ["sms"] },
+  );
+  const mine = await queuedMessage(bench.prisma, person, { channels: ["email"], category: "transactional" });
+  const agents = await queuedMessage(bench.prisma, person, {
+    channels: ["email"],
+    category: "transactional",
+    agent_key: "no-such-agent",
+  });
+  const orphan = await queuedMessage(bench.prisma, person, {
+    channels: ["email"],
+    category: "no-such-category",
+  });
+  const now = new Date();
+  const [a, b, c] = await claimDueWithLease(
+    bench.prisma,
+    [mine, agents, orphan].map((m) => ({ messageId: m.id, generation: 0 })),
+    now,
+    60,
+  );
+  expect(a!.facts).toEqual({
+    recipient: {
+      external_id: person.external_id,
+      locale: null,
+      timezone: null,
+      region: null,
+      unsubscribed_categories: ["marketing"],
+      muted_channels: ["sms"],
+      addresses: [
+        { channel: "email", value: "facts@example.com", enabled: true },
+        { channel: "sms", value: "+15555550100", enabled: false },
+      ],
+    },
+    allowUnsubscribe: false,
+    marketing: false,
+    consentExpiresAt: null,
+  });
+  // An agent's message carries the agent's row (null: gone); the others have no `agent`.
+  expect(b!.facts.agent).toBeNull();
+  // A category deleted since: no flags to read, and said so (recheckFromFacts decides what that means).
+  expect(c!.facts).toMatchObject({ allowUnsubscribe: null, marketing: null, consentExpiresAt: null });
+  expect(c!.facts.recipient?.external_id).toBe(person.external_id);
+  // The message part holds no fact column.
+  expect(Object.keys(a!.message).some((column) => column.startsWith("rc_"))).toBe(false);
 });
 
 test("writeSentMessages: winners become sent (or delivered after an early receipt), losers keep their status; attempts are written for all", async () => {

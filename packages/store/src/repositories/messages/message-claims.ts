@@ -1,6 +1,12 @@
 import { Prisma } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
 import type { PrismaClientOrTransaction } from "../../transaction";
+import {
+  recheckFactsOf,
+  recheckFactsSql,
+  type RecheckFacts,
+  type RecheckFactsColumns,
+} from "./message-delivery";
 
 // The claim of a message for delivery (docs/delivery.md "Claims and leases"): compare-and-set to
 // `sending` with a lease, only for the job's own generation. Each returns the rows it changed, so
@@ -60,23 +66,34 @@ export interface ClaimRequest {
   generation: number;
 }
 
+/** A due row claimed by claimDueMessages, with its re-check facts as of the claim. */
+export interface ClaimedDue {
+  message: MessageRow;
+  facts: RecheckFacts;
+}
+
 /**
- * The claim of many due `queued` rows in one statement, exactly like `claimQueuedMessage` per row.
- * Returns the claimed row per request, or null (not due, another generation, another status).
+ * The claim of many due `queued` rows in one statement, exactly like `claimQueuedMessage` per row,
+ * reading each claimed row's re-check facts in the same statement (the delivery re-checks right
+ * after claiming, docs/delivery.md "Re-checks": one round trip instead of two). Returns the claimed
+ * row per request, or null (not due, another generation, another status).
  */
 export async function claimDueMessages(
   db: PrismaClientOrTransaction,
   requests: readonly ClaimRequest[],
   now: Date,
   leaseUntil: Date,
-): Promise<(MessageRow | null)[]> {
+): Promise<(ClaimedDue | null)[]> {
   if (requests.length === 0) return [];
-  const rows = await db.$queryRaw<MessageRow[]>(Prisma.sql`
-    UPDATE messages m SET status = 'sending', lease_until = ${leaseUntil}, delivery_attempts = 0, updated_at = ${now}
-    FROM unnest(${requests.map((r) => r.messageId)}::text[], ${requests.map((r) => r.generation)}::int[]) AS j(id, generation)
-    WHERE m.id = j.id AND m.generation = j.generation AND m.status = 'queued' AND m.send_at <= ${now}
-    RETURNING m.*`);
-  const claimed = new Map(rows.map((row) => [`${row.id}-${row.generation}`, row]));
+  const rows = await db.$queryRaw<(MessageRow & RecheckFactsColumns)[]>(Prisma.sql`
+    WITH q AS (
+      UPDATE messages m SET status = 'sending', lease_until = ${leaseUntil}, delivery_attempts = 0, updated_at = ${now}
+      FROM unnest(${requests.map((r) => r.messageId)}::text[], ${requests.map((r) => r.generation)}::int[]) AS j(id, generation)
+      WHERE m.id = j.id AND m.generation = j.generation AND m.status = 'queued' AND m.send_at <= ${now}
+      RETURNING m.*)
+    SELECT q.*, ${recheckFactsSql.columns}
+    FROM q ${recheckFactsSql.joins}`);
+  const claimed = new Map(rows.map((row) => [`${row.id}-${row.generation}`, splitClaimedRow(row)]));
   // A job id twice in one batch gets the row once: one sender per claim.
   return requests.map((r) => {
     const key = `${r.messageId}-${r.generation}`;
@@ -84,6 +101,12 @@ export async function claimDueMessages(
     claimed.delete(key);
     return row;
   });
+}
+
+function splitClaimedRow(row: MessageRow & RecheckFactsColumns): ClaimedDue {
+  const message: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) if (!column.startsWith("rc_")) message[column] = value;
+  return { message: message as unknown as MessageRow, facts: recheckFactsOf(row, row) };
 }
 
 /**

@@ -176,23 +176,76 @@ export interface RecheckFacts {
   agent?: { deleted_at: Date | null; enabled: boolean; categories: string[] | null } | null;
 }
 
-interface FactsRow {
-  id: string;
-  found: boolean;
-  external_id: string | null;
-  locale: string | null;
-  timezone: string | null;
-  region: string | null;
-  unsubscribed_categories: string[] | null;
-  muted_channels: string[] | null;
-  addresses: { channel: string; value: string; enabled: boolean }[];
-  allow_unsubscribe: boolean | null;
-  marketing: boolean | null;
-  consent_expires_at: Date | null;
-  agent_found: boolean;
-  agent_deleted_at: Date | null;
-  agent_enabled: boolean | null;
-  agent_categories: string[] | null;
+/** The columns of the re-check facts, prefixed so they sit beside a message's own (see recheckFactsSql). */
+export interface RecheckFactsColumns {
+  rc_found: boolean;
+  rc_external_id: string | null;
+  rc_locale: string | null;
+  rc_timezone: string | null;
+  rc_region: string | null;
+  rc_unsubscribed_categories: string[] | null;
+  rc_muted_channels: string[] | null;
+  rc_addresses: { channel: string; value: string; enabled: boolean }[];
+  rc_allow_unsubscribe: boolean | null;
+  rc_marketing: boolean | null;
+  rc_consent_expires_at: Date | null;
+  rc_agent_found: boolean;
+  rc_agent_deleted_at: Date | null;
+  rc_agent_enabled: boolean | null;
+  rc_agent_categories: string[] | null;
+}
+
+/**
+ * The select list and joins that read the re-check facts of `q` (a relation with `recipient_id`,
+ * `category` and `agent_key`: the messages being claimed, or the list loadRecheckFacts is given).
+ * One copy for both statements, so a claim and a re-check read the same facts.
+ */
+export const recheckFactsSql = {
+  columns: Prisma.sql`r.id IS NOT NULL AS rc_found, r.external_id AS rc_external_id, r.locale AS rc_locale,
+      r.timezone AS rc_timezone, r.region AS rc_region, r.unsubscribed_categories AS rc_unsubscribed_categories,
+      r.muted_channels AS rc_muted_channels,
+      COALESCE((SELECT json_agg(json_build_object('channel', a.channel, 'value', a.value, 'enabled', a.enabled) ORDER BY a.created_at)
+                  FROM addresses a WHERE a.recipient_id = q.recipient_id), '[]'::json) AS rc_addresses,
+      c.allow_unsubscribe AS rc_allow_unsubscribe, c.marketing AS rc_marketing, cs.expires_at AS rc_consent_expires_at,
+      ag.key IS NOT NULL AS rc_agent_found, ag.deleted_at AS rc_agent_deleted_at, ag.enabled AS rc_agent_enabled,
+      ag.categories AS rc_agent_categories`,
+  joins: Prisma.sql`LEFT JOIN recipients r ON r.id = q.recipient_id
+    LEFT JOIN categories c ON c.key = q.category
+    LEFT JOIN consents cs ON cs.recipient_id = q.recipient_id AND cs.category = q.category
+    LEFT JOIN agents ag ON ag.key = q.agent_key`,
+};
+
+/** A row's facts columns as RecheckFacts (`agent` only for an agent's message). */
+export function recheckFactsOf(
+  row: RecheckFactsColumns,
+  message: Pick<MessageRow, "agent_key">,
+): RecheckFacts {
+  const facts: RecheckFacts = {
+    recipient: row.rc_found
+      ? {
+          external_id: row.rc_external_id!,
+          locale: row.rc_locale,
+          timezone: row.rc_timezone,
+          region: row.rc_region,
+          unsubscribed_categories: row.rc_unsubscribed_categories ?? [],
+          muted_channels: row.rc_muted_channels ?? [],
+          addresses: row.rc_addresses,
+        }
+      : null,
+    allowUnsubscribe: row.rc_allow_unsubscribe,
+    marketing: row.rc_marketing,
+    consentExpiresAt: row.rc_consent_expires_at,
+  };
+  if (message.agent_key) {
+    facts.agent = row.rc_agent_found
+      ? {
+          deleted_at: row.rc_agent_deleted_at,
+          enabled: row.rc_agent_enabled ?? false,
+          categories: row.rc_agent_categories,
+        }
+      : null;
+  }
+  return facts;
 }
 
 /** The re-check facts of many messages in one round trip, in input order. */
@@ -201,46 +254,11 @@ export async function loadRecheckFacts(
   messages: readonly Pick<MessageRow, "id" | "recipient_id" | "category" | "agent_key">[],
 ): Promise<RecheckFacts[]> {
   if (messages.length === 0) return [];
-  const rows = await db.$queryRaw<FactsRow[]>(Prisma.sql`
-    SELECT q.id, r.id IS NOT NULL AS found, r.external_id, r.locale, r.timezone, r.region, r.unsubscribed_categories, r.muted_channels,
-      COALESCE((SELECT json_agg(json_build_object('channel', a.channel, 'value', a.value, 'enabled', a.enabled) ORDER BY a.created_at)
-                  FROM addresses a WHERE a.recipient_id = q.recipient_id), '[]'::json) AS addresses,
-      c.allow_unsubscribe, c.marketing, cs.expires_at AS consent_expires_at,
-      ag.key IS NOT NULL AS agent_found, ag.deleted_at AS agent_deleted_at, ag.enabled AS agent_enabled, ag.categories AS agent_categories
+  const rows = await db.$queryRaw<(RecheckFactsColumns & { id: string })[]>(Prisma.sql`
+    SELECT q.id, ${recheckFactsSql.columns}
     FROM unnest(${messages.map((m) => m.id)}::text[], ${messages.map((m) => m.recipient_id)}::text[],
                 ${messages.map((m) => m.category)}::text[], ${messages.map((m) => m.agent_key)}::text[]) AS q(id, recipient_id, category, agent_key)
-    LEFT JOIN recipients r ON r.id = q.recipient_id
-    LEFT JOIN categories c ON c.key = q.category
-    LEFT JOIN consents cs ON cs.recipient_id = q.recipient_id AND cs.category = q.category
-    LEFT JOIN agents ag ON ag.key = q.agent_key`);
+    ${recheckFactsSql.joins}`);
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return messages.map((message) => {
-    const row = byId.get(message.id)!;
-    const facts: RecheckFacts = {
-      recipient: row.found
-        ? {
-            external_id: row.external_id!,
-            locale: row.locale,
-            timezone: row.timezone,
-            region: row.region,
-            unsubscribed_categories: row.unsubscribed_categories ?? [],
-            muted_channels: row.muted_channels ?? [],
-            addresses: row.addresses,
-          }
-        : null,
-      allowUnsubscribe: row.allow_unsubscribe,
-      marketing: row.marketing,
-      consentExpiresAt: row.consent_expires_at,
-    };
-    if (message.agent_key) {
-      facts.agent = row.agent_found
-        ? {
-            deleted_at: row.agent_deleted_at,
-            enabled: row.agent_enabled ?? false,
-            categories: row.agent_categories,
-          }
-        : null;
-    }
-    return facts;
-  });
+  return messages.map((message) => recheckFactsOf(byId.get(message.id)!, message));
 }
