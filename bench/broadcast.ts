@@ -293,6 +293,11 @@ broadcast's rate is the delivery of its messages while composition shares the tw
 Both phases run under the same dashboard reads (one list request after another); until
 2026-11-24 only the broadcast did, and the ratio read 0.86-0.90. Five runs that day after the
 change: 0.93-0.99, so the ratio sits at 1 within the machine's noise but not clearly above it.
+In session 8 (a quieter machine; the batched delivery claim now reads the re-check facts in its
+own statement) the drain ran at 1,900-2,140 messages/s and the ratio read 0.77-0.98 in five runs,
+from the build and from source (0.90 above): not met. Chunks of 250 people
+in two groups of 125 composed 10-20 % faster (2,949 and 2,696 against 2,402 and 2,475 composed/s,
+alternating) but sent no sooner (1,754 and 1,651 against 1,792 and 1,853/s): delivery is the bound.
 Before that a group wrote its messages with Prisma's \`createManyAndReturn\` and read each
 person's history alone: 246 messages/s at 10,000 people (0.13 × the drain). Workers run built,
 with the 144 MB heap cap of docker-compose.yml (docs/operations.md "Memory"); without it their
