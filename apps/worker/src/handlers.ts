@@ -102,8 +102,9 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
       ...screeningJobs(composing),
       // Refuses to build (ConfigError) when approvals.callback_url is set without SVC_CALLBACK_SECRET.
       "send-callback": sendCallbackJob(deps),
-      // Broadcast chunks hand their due deliveries to this process too (docs/delivery.md "Inline delivery").
-      ...broadcastJobs(composing),
+      // Broadcast chunks hand their due deliveries to this process too (docs/delivery.md "Inline
+      // delivery"), and compose no faster than it delivers them (docs/broadcasts.md "How it runs").
+      ...broadcastJobs(inline ? { ...composing, deliveryRoom: () => inline.room() } : composing),
     },
     sweeps,
     drain: async () => inline?.drain(),

@@ -39,6 +39,11 @@ export interface ChunkDeps {
   config: SvcConfig;
   queues: Pick<Queues, "enqueue" | "enqueueBulk" | "redis" | "prefix">;
   now: () => Date;
+  /**
+   * In a worker that delivers inline: resolves when its inline deliveries have room, so a chunk
+   * composes its next batch only then (delivery, not composing, bounds a broadcast).
+   */
+  deliveryRoom?: () => Promise<void>;
 }
 
 /**
@@ -84,6 +89,7 @@ export async function sendBroadcastChunk(
   let composed = 0;
   try {
     while (next <= chunk.last_seq) {
+      await deps.deliveryRoom?.();
       if (!(await stillRunning(deps, broadcastId))) return { result: "stopped", sent: composed };
       let want = Math.min(BATCH, chunk.last_seq - next + 1);
       if (throttle) {

@@ -33,12 +33,26 @@ export interface InlineDelivery {
   queues: Queues;
   /** Deliveries started here and not ended yet. */
   readonly inFlight: number;
+  /**
+   * Resolves once at most half the limit is in flight: a broadcast chunk waits for it before
+   * composing its next batch, so composing keeps pace with delivering here instead of spilling
+   * most of a large audience into delivery jobs (docs/broadcasts.md "How it runs").
+   */
+  room(): Promise<void>;
   /** Resolves once every delivery started here has ended (graceful shutdown). */
   drain(): Promise<void>;
 }
 
 export function inlineDelivery(options: InlineDeliveryOptions): InlineDelivery {
   const running = new Set<Promise<void>>();
+  const roomy = () => running.size <= options.limit / 2;
+  let waitingForRoom: (() => void)[] = [];
+  const wakeIfRoomy = () => {
+    if (!roomy()) return;
+    const ready = waitingForRoom;
+    waitingForRoom = [];
+    for (const resolve of ready) resolve();
+  };
 
   const start = (payload: JobPayload<"deliver-message">) => {
     const id = jobIdFor("deliver-message", payload);
@@ -69,7 +83,10 @@ export function inlineDelivery(options: InlineDeliveryOptions): InlineDelivery {
           error: (error as Error).message,
         });
       })
-      .finally(() => running.delete(run));
+      .finally(() => {
+        running.delete(run);
+        wakeIfRoomy();
+      });
     running.add(run);
     return id;
   };
@@ -123,6 +140,10 @@ export function inlineDelivery(options: InlineDeliveryOptions): InlineDelivery {
     },
     get inFlight() {
       return running.size;
+    },
+    room() {
+      if (roomy()) return Promise.resolve();
+      return new Promise<void>((resolve) => waitingForRoom.push(resolve));
     },
     async drain() {
       while (running.size > 0) await Promise.all([...running]);

@@ -113,3 +113,41 @@ test("a failing inline delivery falls back to the delivery job", async () => {
     ["inline delivery failed, enqueued", { message_id: "msg_FALLBACK", error: "leased" }],
   ]);
 });
+
+test("room() resolves at once with at most half the limit in flight, else once deliveries end down to half", async () => {
+  const releases = new Map<string, () => void>();
+  const deliver = ({ messageId }: { messageId: string }) =>
+    new Promise<void>((resolve) => releases.set(messageId, resolve));
+  const inline = inlineDelivery({
+    deliver,
+    queues: bench.queues,
+    logger: quiet,
+    now: () => new Date(),
+    limit: 4,
+  });
+  const due = (n: number) => ({
+    name: "deliver-message" as const,
+    payload: { messageId: `msg_ROOM${n}`, generation: 0 },
+  });
+  await expect(inline.room()).resolves.toBeUndefined(); // nothing in flight
+  await inline.queues.enqueueBulk([due(1), due(2)]);
+  await expect(inline.room()).resolves.toBeUndefined(); // 2 of 4: half
+  await inline.queues.enqueueBulk([due(3), due(4)]);
+  expect(inline.inFlight).toBe(4);
+  let roomy = 0;
+  const waiting = [inline.room(), inline.room()].map((p) => p.then(() => roomy++));
+  releases.get("msg_ROOM1")!();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(roomy).toBe(0); // 3 in flight: still more than half
+  releases.get("msg_ROOM2")!();
+  await Promise.all(waiting);
+  expect(roomy).toBe(2); // both waiters woke at 2 in flight
+  releases.get("msg_ROOM3")!();
+  releases.get("msg_ROOM4")!();
+  await inline.drain();
+  // All four ran here: none went to Redis.
+  const delivery = bench.queues.queue("delivery");
+  expect(await Promise.all([1, 2, 3, 4].map((n) => delivery.getJobState(`msg_ROOM${n}-0`)))).toEqual(
+    Array(4).fill("unknown"),
+  );
+});
