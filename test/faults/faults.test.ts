@@ -21,7 +21,9 @@ it("the defaults recover every fault kind within 60 s, with time to spare for th
 
 describe.each(FAULTS)("%s mid-drain", (fault) => {
   it("loses nothing, repeats only a send in flight at the fault, and is final within 60 s", async () => {
-    const result = await runFaultScenario({ fault, events: EVENTS, settings: SETTINGS });
+    // Each step goes to stderr as it starts (not buffered by jest), so a hang shows where it stopped.
+    const log = (line: string) => process.stderr.write(`faults ${line}\n`);
+    const result = await runFaultScenario({ fault, events: EVENTS, settings: SETTINGS, log });
     console.log(JSON.stringify(result));
     expect(result).toMatchObject({
       accepted: EVENTS,

@@ -20,6 +20,8 @@ export async function postEvents(options: {
   body: (n: number) => Record<string, unknown>;
   /** Stop retrying after this long (ms) per event. */
   giveUpAfterMs?: number;
+  /** When (epoch ms) to stop posting altogether: events not accepted by then are left out. */
+  stopAt?: number;
 }): Promise<PostEventsResult> {
   const result: PostEventsResult = { accepted: new Set(), fiveXx: [], networkErrors: 0 };
   let next = 0;
@@ -27,7 +29,8 @@ export async function postEvents(options: {
   const postOne = async (n: number) => {
     const started = Date.now();
     const body = JSON.stringify({ ...options.body(n), idempotency_key: `fault-event-${n}` });
-    while (Date.now() - started < (options.giveUpAfterMs ?? 120_000)) {
+    const stopAt = Math.min(started + (options.giveUpAfterMs ?? 120_000), options.stopAt ?? Infinity);
+    while (Date.now() < stopAt) {
       const urls = options.urls();
       const url = urls[turn++ % urls.length]!;
       let wait = 200;
@@ -55,7 +58,7 @@ export async function postEvents(options: {
   };
   await Promise.all(
     Array.from({ length: options.concurrency }, async () => {
-      while (next < options.count) await postOne(next++);
+      while (next < options.count && Date.now() < (options.stopAt ?? Infinity)) await postOne(next++);
     }),
   );
   return result;

@@ -168,17 +168,24 @@ const PLANS: Record<FaultName, FaultPlan> = {
 };
 
 export async function runFaultScenario(options: FaultRunOptions): Promise<FaultRunResult> {
-  const log = options.log ?? (() => undefined);
+  const startedAt = Date.now();
+  const log = (line: string) =>
+    options.log?.(`[+${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${options.fault}: ${line}`);
+  // Every step is bounded and named in the log before it starts, so a hang fails the run with the
+  // step's name instead of running into the test's own timeout with nothing to show.
+  const step = <T>(what: string, ms: number, work: () => Promise<T>) => bounded(log, what, ms, work);
   const plan = PLANS[options.fault];
-  const redis = await startOwnRedis(await freePort(), { appendonly: options.fault === "redis-restart-aof" });
-  const db = await createTestDatabase(`faults_${options.fault}`);
+  const redis = await step("starting its Redis", 30_000, async () =>
+    startOwnRedis(await freePort(), { appendonly: options.fault === "redis-restart-aof" }),
+  );
+  const db = await step("creating its database", 60_000, () => createTestDatabase(`faults_${options.fault}`));
   const pool = new Pool({ connectionString: db.databaseUrl, max: 2 });
   pool.on("error", () => undefined);
   const sink = new WebhookSink();
-  await sink.start();
   let running: Running | undefined;
   try {
-    await setUpRows(pool, options.events);
+    await step("starting the webhook sink", 30_000, () => sink.start());
+    await step("writing the rule, template and people", 30_000, () => setUpRows(pool, options.events));
     const { key } = await createApiKey(
       { prisma: db.prisma, now: () => new Date() },
       { name: "faults", scopes: ["events:write"] },
@@ -191,8 +198,8 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       sinkUrl: sink.url,
       settings: options.settings,
     });
-    running = await plan.start(configFile);
-    log(`${options.fault}: ${running.processes.length} processes up, posting ${options.events} events`);
+    running = await step("starting svc's processes", 90_000, () => plan.start(configFile));
+    log(`${running.processes.length} processes up, posting ${options.events} events`);
 
     const posting = postEvents({
       urls: running.apiUrls,
@@ -200,6 +207,7 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       count: options.events,
       concurrency: 16,
       body: (n) => ({ name: "fault.drill", recipient: `fault-${n}`, data: { n } }),
+      stopAt: Date.now() + POSTING_WITHIN_MS,
     });
     const third = Math.ceil(options.events / 3);
     const thirdBy = Date.now() + 120_000;
@@ -210,36 +218,49 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
         );
       await sleep(20);
     }
-    const sentBefore = await sentIds(pool);
+    const sentBefore = await step("reading what was sent before the fault", 30_000, () => sentIds(pool));
     const faultAt = Date.now();
-    const lastFaultAt = await plan.inject({ running, redis, db, configFile });
-    log(`${options.fault}: fault at ${sink.total} arrivals, over after ${lastFaultAt - faultAt} ms`);
+    const lastFaultAt = await step("injecting the fault", 90_000, () =>
+      plan.inject({ running: running!, redis, db, configFile }),
+    );
+    log(`fault at ${sink.total} arrivals, over after ${lastFaultAt - faultAt} ms`);
     // In flight: arrived (or on its way, a second's grace) and not yet recorded as sent.
     await sleep(Math.max(0, faultAt + 1_000 - Date.now()));
-    await sink.flush();
+    await step("flushing the sink", 30_000, () => sink.flush());
     const inFlight = [...sink.idsBy(faultAt + 1_000)].filter((id) => !sentBefore.has(id));
 
-    const posted = await posting;
+    // postEvents stops by itself at `stopAt`; the bound here only names a hang.
+    const posted = await step("posting the rest of the events", POSTING_WITHIN_MS + 30_000, () => posting);
     const accepted = posted.accepted.size;
+    log(`${accepted} events accepted, waiting for them to be sent`);
     const deadline = lastFaultAt + (options.finalWithinMs ?? 60_000);
     let finalAt: number | null = null;
     let sent = 0;
     while (Date.now() <= deadline) {
-      sent = await sentCount(pool);
+      // Bounded, but not logged: it runs five times a second.
+      sent = await bounded(
+        () => undefined,
+        "counting sent messages",
+        30_000,
+        () => sentCount(pool),
+      );
       if (sent >= accepted) {
         finalAt = Date.now();
         break;
       }
       await sleep(200);
     }
-    const lost = await lostCount(pool);
-    await sink.flush();
+    log(`${sent} sent, reading the outcome`);
+    const lost = await step("counting lost events", 30_000, () => lostCount(pool));
+    await step("flushing the sink", 30_000, () => sink.flush());
     const repeated = sink.repeated();
     const killed = new Set(running.processes.filter((p) => p.killed).map((p) => p.name));
     // The sink answers 200 to every request it reads, so a failed attempt means svc stopped
     // waiting for the answer (a timeout on a starved machine): DECISIONS' "a timeout after the
     // provider accepted", which repeats the send by design.
-    const unanswered = await idsWithFailedAttempts(pool, [...repeated.keys()]);
+    const unanswered = await step("reading failed attempts", 30_000, () =>
+      idsWithFailedAttempts(pool, [...repeated.keys()]),
+    );
     const byFault = [...repeated]
       .filter(
         ([, arrivals]) => options.fault !== "postgres-terminate" && !arrivals.some((a) => killed.has(a.from)),
@@ -255,7 +276,9 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       duplicates: [...repeated.values()].reduce((sum, arrivals) => sum + arrivals.length - 1, 0),
       repeatsUnexplained: unexplained.length,
       repeatsAfterTimeout: byFault.length - unexplained.length,
-      unexplainedTraces: await traceRepeats(pool, sink, unexplained.slice(0, 5), faultAt),
+      unexplainedTraces: await step("tracing repeats", 30_000, () =>
+        traceRepeats(pool, sink, unexplained.slice(0, 5), faultAt),
+      ),
       sendsAfterLostLease: warnings.filter((w) => w.message === "delivery lease lost after sending").length,
       inFlightAtFault: inFlight.length,
       fiveXx: posted.fiveXx.length,
@@ -264,11 +287,39 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       secondsToFinal: finalAt === null ? null : Math.max(0, finalAt - lastFaultAt) / 1000,
     };
   } finally {
-    await Promise.all((running?.processes ?? []).map((p) => p.kill()));
-    await pool.end();
-    await sink.close();
-    await redis.stop();
-    await db.drop();
+    // Clean-up is bounded too, but never throws: it must not hide the run's own error.
+    const cleanUp = (what: string, work: () => Promise<unknown>) =>
+      bounded(log, what, 30_000, work).catch((error: Error) => log(`clean-up: ${error.message}`));
+    await cleanUp("stopping svc's processes", () =>
+      Promise.all((running?.processes ?? []).map((p) => p.kill())),
+    );
+    await cleanUp("closing the pool", () => pool.end());
+    await cleanUp("stopping the sink", () => sink.close());
+    await cleanUp("stopping its Redis", () => redis.stop());
+    await cleanUp("dropping its database", () => db.drop());
+    log("done");
+  }
+}
+
+/** How long the clients keep posting (and retrying) events before they give up on the rest. */
+const POSTING_WITHIN_MS = 150_000;
+
+/** `work`, or an error naming `what` once `ms` passed without it settling. */
+async function bounded<T>(
+  log: (line: string) => void,
+  what: string,
+  ms: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  log(what);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([work(), timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
