@@ -13,7 +13,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -22,7 +22,7 @@ import { createApiKey } from "@svc/engine";
 import { createPrisma, dropDatabase, migrate, withDatabaseName } from "@svc/store";
 import { summarizeProfile } from "./lib/cpu-profile";
 import { benchRecipients, insertRecipients } from "./lib/bench-recipients";
-import { cpuSecondsOf, startAcceptApi, startChild, stop } from "./lib/processes";
+import { cpuSecondsOf, cpuSecondsOfCommand, startAcceptApi, startChild, stop } from "./lib/processes";
 import { fmt, writeSection } from "./lib/results";
 import { wrk } from "./lib/wrk";
 
@@ -76,22 +76,6 @@ async function setUp(pool: Pool): Promise<void> {
      VALUES ('bench-batch', 'bench.batch', 'bench', 'transactional', ARRAY['push'], now())`,
   );
   await insertRecipients(pool, benchRecipients(RECIPIENTS));
-}
-
-/** CPU seconds used so far by every process with this command name (all Postgres backends). */
-function cpuSecondsOfCommand(command: string): number {
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== command) continue;
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return total;
 }
 
 async function count(pool: Pool, sql: string): Promise<number> {

@@ -27,7 +27,7 @@ import { deleteKeysStartingWith, startFakeModelServer, type FakeModelServer } fr
 import { ACCEPT_BATCH, acceptShapedJobs } from "./lib/accept-shaped-jobs";
 import { benchDatabases } from "./lib/bench-databases";
 import { benchRecipients, insertRecipients } from "./lib/bench-recipients";
-import { startChild, stopAll, until } from "./lib/processes";
+import { cpuSecondsOf, cpuSecondsOfCommand, startChild, stopAll, until } from "./lib/processes";
 import { fmt, writeSection } from "./lib/results";
 import { sentCount } from "./lib/sent-count";
 import { median } from "./lib/wrk";
@@ -54,7 +54,26 @@ interface Run {
   screened: number;
   /** Screening alone: a backlog of agent messages screened per second (screening on only). */
   screeningOnly: number | null;
+  /** CPU seconds each side used during the mixed drain. */
+  cpu: CpuSplit;
 }
+
+/** CPU seconds by process: svc's workers, Postgres, Redis, and this process (the model server). */
+type CpuSplit = { workers: number; postgres: number; redis: number; model: number };
+const CPU_SIDES = ["workers", "postgres", "redis", "model"] as const;
+
+function cpuNow(workers: ChildProcess[]): CpuSplit {
+  const own = process.cpuUsage();
+  return {
+    workers: workers.reduce((sum, w) => sum + cpuSecondsOf(w.pid!), 0),
+    postgres: cpuSecondsOfCommand("postgres"),
+    redis: cpuSecondsOfCommand("redis-server"),
+    model: (own.user + own.system) / 1e6,
+  };
+}
+
+const cpuSince = (before: CpuSplit, after: CpuSplit): CpuSplit =>
+  Object.fromEntries(CPU_SIDES.map((side) => [side, after[side] - before[side]])) as CpuSplit;
 
 async function setUp(pool: Pool): Promise<void> {
   await pool.query(`INSERT INTO templates (key, locales, updated_at) VALUES ('bench', $1, now())`, [
@@ -92,7 +111,7 @@ async function insertEvents(pool: Pool, queues: Queues, count: number, agentOnly
   await queues.enqueueBulk(acceptShapedJobs(rows.map((r) => r.id)));
 }
 
-async function stats(pool: Pool, since: Date): Promise<Omit<Run, "screeningOnly">> {
+async function stats(pool: Pool, since: Date): Promise<Omit<Run, "screeningOnly" | "cpu">> {
   const { rows } = await pool.query(
     `SELECT (agent_key IS NOT NULL) AS agent, count(*)::int AS n,
             count(*) FILTER (WHERE screening IS NOT NULL)::int AS screened,
@@ -151,10 +170,12 @@ async function run(
       "workers",
     );
     const since = new Date();
+    const cpuBefore = cpuNow(workers);
     await insertEvents(pool, queues, N);
     await until(async () => (await sentCount(pool, since)) >= N, 300_000, "drain");
+    const cpu = cpuSince(cpuBefore, cpuNow(workers));
     const mixed = await stats(pool, since);
-    return { ...mixed, screeningOnly: screening ? await screeningOnly(pool, queues, model) : null };
+    return { ...mixed, cpu, screeningOnly: screening ? await screeningOnly(pool, queues, model) : null };
   } finally {
     await stopAll(workers);
     await queues.close();
@@ -190,6 +211,14 @@ async function screeningOnly(pool: Pool, queues: Queues, model: FakeModelServer)
   await until(async () => (await sentCount(pool, since)) >= count, 300_000, "screening backlog");
   const asked = model.calls.slice(calls);
   return (1000 * asked.length) / (asked.at(-1)!.at + MODEL_MS - resumedAt);
+}
+
+const cpuTotal = (run: Run) => CPU_SIDES.reduce((sum, side) => sum + run.cpu[side], 0);
+
+/** One table row: each side's median CPU, scaled by `per`, in ms. */
+function cpuRow(runs: Run[], per: (seconds: number) => number): string {
+  const cells = CPU_SIDES.map((side) => fmt(per(median(runs.map((r) => r.cpu[side]))) * 1000, 2));
+  return [...cells, fmt(per(median(runs.map(cpuTotal))) * 1000, 2)].join(" | ");
 }
 
 async function main() {
@@ -244,6 +273,15 @@ Targets: backend throughput with screening on ≥ 0.9 × off: **${ratio >= 0.9 ?
 agent messages screened ≥ 100/s with the default concurrency: **${screeningRate >= 100 ? "met" : "not met"}**
 (${fmt(screeningRate)}/s screening alone; in the mixed drain agent messages arrive at a fifth of its rate).
 Rounds, backend off/on: ${off.map((r, i) => `${fmt(r.backendPerSecond)}/${fmt(on[i]!.backendPerSecond)}`).join(", ")}.
+
+CPU during the mixed drain (medians, ms): per message with screening off, and what screening added
+per agent message ((on − off) / ${fmt(Math.round(N / AGENT_EVERY))}). "Model" is the bench process, almost all of it the local
+model server answering.
+
+| | ${CPU_SIDES.join(" | ")} | all |
+|---|${CPU_SIDES.map(() => "---|").join("")}---|
+| per message, screening off | ${cpuRow(off, (c) => c / N)} |
+| added per agent message | ${CPU_SIDES.map((side) => fmt(((median(on.map((r) => r.cpu[side])) - median(off.map((r) => r.cpu[side]))) * 1000) / (N / AGENT_EVERY), 2)).join(" | ")} | ${fmt(((median(on.map(cpuTotal)) - median(off.map(cpuTotal))) * 1000) / (N / AGENT_EVERY), 2)} |
 `;
   console.log(table);
   if (process.env.BENCH_WRITE !== "0") writeSection("screening", table);

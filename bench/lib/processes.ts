@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -87,6 +87,22 @@ export function cpuSecondsOf(pid: number): number {
   const own = (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (USER_HZ 100)
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean);
   return own + children.reduce((sum, child) => sum + cpuSecondsOf(Number(child)), 0);
+}
+
+/** CPU seconds used so far by every process with this command name (all Postgres backends). */
+export function cpuSecondsOfCommand(command: string): number {
+  let total = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== command) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
 }
 
 /** Starts a Node process with these arguments; its stderr is passed through to ours. */
