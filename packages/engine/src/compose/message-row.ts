@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
-import type { PolicyDecision } from "@svc/core";
+import { messageLinkTokens, type PolicyDecision } from "@svc/core";
 import type { MessageRow, Prisma } from "@svc/store";
 import type { ComposeRequest } from "./compose-types";
 import type { LoadedComposition } from "./policy-context";
 import type { MessageContent } from "./message-content";
 
 // The decided message as a row (the "apply" of load → decide → apply writes it). Idempotency keys
-// are remembered for 7 days (docs/decisions.md "Requests and responses").
+// are remembered for 7 days (docs/decisions.md "Requests and responses"). Its link token hashes
+// are written with it when the secret key is known (docs/preferences.md "Tokens"), so delivery
+// does not update every message a second time to store them.
 
 export const IDEMPOTENCY_TTL_MS = 7 * 86_400_000;
 
@@ -16,8 +18,11 @@ export function messageRowOf(
   request: ComposeRequest,
   loaded: LoadedComposition,
   decision: PolicyDecision<MessageContent>,
+  secretKey: string | null,
 ): MessageRow {
   const idempotencyKey = request.idempotencyKey ?? null;
+  const linkNonce = randomBytes(32).toString("base64url");
+  const tokens = secretKey ? messageLinkTokens(secretKey, { id, link_nonce: linkNonce }) : null;
   return {
     id,
     status: decision.status,
@@ -53,9 +58,9 @@ export function messageRowOf(
     generation: 0,
     lease_until: null,
     delivery_attempts: 0,
-    link_nonce: randomBytes(32).toString("base64url"),
-    unsubscribe_token_hash: null,
-    tracking_token_hash: null,
+    link_nonce: linkNonce,
+    unsubscribe_token_hash: tokens?.unsubscribeHash ?? null,
+    tracking_token_hash: tokens?.trackingHash ?? null,
     sent_at: null,
     delivered_at: null,
     opened_at: null,

@@ -26,7 +26,19 @@ export interface LinkOptions {
   publicUrl: string | null;
 }
 
-type LinkMessage = { id: string; link_nonce: string; recipient_id: string; content: unknown };
+type LinkMessage = {
+  id: string;
+  link_nonce: string;
+  recipient_id: string;
+  content: unknown;
+  unsubscribe_token_hash: string | null;
+  tracking_token_hash: string | null;
+};
+
+/** Whether the stored hashes are not (yet) those of this key: composed without it, or rotated since. */
+const hashesToStore = (message: LinkMessage, token: { unsubscribeHash: string; trackingHash: string }) =>
+  message.unsubscribe_token_hash !== token.unsubscribeHash ||
+  message.tracking_token_hash !== token.trackingHash;
 
 const REVIEW_PLACEHOLDER = linkPlaceholder("review_url");
 
@@ -48,14 +60,21 @@ export async function batchDeliveryLinks(
   if (messages.length === 0) return [];
   const tokens = messages.map((m) => messageLinkTokens(options.secretKey, m));
   const recipientIds = [...new Set(messages.map((m) => m.recipient_id))];
-  // Hashes are written once (the nonce never changes), before any provider sees the links.
+  // Composition stored the hashes already; they are written here, before any provider sees the
+  // links, only where they are missing or were made with another SVC_SECRET_KEY.
   const nonces = await storeLinkHashesAndReadNonces(
     prisma,
-    messages.map((m, i) => ({
-      messageId: m.id,
-      unsubscribeHash: tokens[i]!.unsubscribeHash,
-      trackingHash: tokens[i]!.trackingHash,
-    })),
+    messages.flatMap((m, i) =>
+      hashesToStore(m, tokens[i]!)
+        ? [
+            {
+              messageId: m.id,
+              unsubscribeHash: tokens[i]!.unsubscribeHash,
+              trackingHash: tokens[i]!.trackingHash,
+            },
+          ]
+        : [],
+    ),
     recipientIds,
   );
   const nonceOf = new Map(nonces.map((row) => [row.recipient_id, row.nonce]));

@@ -28,9 +28,9 @@ export function requireSecretKey(config: { secrets: { secretKey: string | null }
 }
 
 /**
- * A message's tokens, with their hashes written to the message (once; they never change because
- * the nonce never does), so `/preferences/<unsubscribe token>` and `/v1/track/<token>` find it.
- * The delivery worker calls this before it fills `[[svc:unsubscribe_url]]`.
+ * A message's tokens, with their hashes written to the message unless already there (composition
+ * stores them; a changed SVC_SECRET_KEY gives new ones), so `/preferences/<unsubscribe token>` and
+ * `/v1/track/<token>` find it. Delivery fills `[[svc:unsubscribe_url]]` only after this.
  */
 export async function ensureMessageTokenHashes(
   db: PrismaClientOrTransaction,

@@ -1,8 +1,9 @@
 import { Prisma } from "../../generated/prisma/client";
 import type { PrismaClientOrTransaction } from "../../transaction";
 
-// Link token hashes of many messages at delivery (docs/preferences.md "Links"): written once (a
-// message's nonce never changes), before any provider sees the links.
+// Link token hashes of many messages at delivery (docs/preferences.md "Tokens"): composition
+// stores them with the message; delivery writes the ones missing or made with another secret key,
+// before any provider sees the links.
 
 export interface MessageLinkHashes {
   messageId: string;
@@ -11,8 +12,9 @@ export interface MessageLinkHashes {
 }
 
 /**
- * Stores each message's unsubscribe and tracking token hashes where not stored yet, and in the
- * same round trip reads the preference-token nonces of `recipientIds` (who has one yet).
+ * Stores each message's unsubscribe and tracking token hashes where other ones (or none) are
+ * stored, and in the same round trip reads the preference-token nonces of `recipientIds` (who has
+ * one yet).
  */
 export async function storeLinkHashesAndReadNonces(
   db: PrismaClientOrTransaction,
@@ -24,7 +26,8 @@ export async function storeLinkHashesAndReadNonces(
       UPDATE messages m SET unsubscribe_token_hash = v.unsubscribe_hash, tracking_token_hash = v.tracking_hash
       FROM unnest(${hashes.map((h) => h.messageId)}::text[], ${hashes.map((h) => h.unsubscribeHash)}::text[], ${hashes.map((h) => h.trackingHash)}::text[])
         AS v(id, unsubscribe_hash, tracking_hash)
-      WHERE m.id = v.id AND (m.unsubscribe_token_hash IS NULL OR m.tracking_token_hash IS NULL)
+      WHERE m.id = v.id AND (m.unsubscribe_token_hash IS DISTINCT FROM v.unsubscribe_hash
+                             OR m.tracking_token_hash IS DISTINCT FROM v.tracking_hash)
     )
     SELECT recipient_id, nonce FROM preference_tokens WHERE recipient_id = ANY(${[...recipientIds]}::text[])`);
 }
