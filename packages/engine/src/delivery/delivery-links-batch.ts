@@ -18,8 +18,8 @@ import { reviewPath, reviewToken } from "../approvals/review-notices";
 import type { DeliveryLinkValues } from "./delivery-types";
 
 // `deliveryLinks` (links/link-tokens.ts) for many messages at once: the same tokens and stored
-// hashes, in one round trip while every person already has a preference token (two more the
-// first time someone does not).
+// hashes. A round trip only when a hash must be written or the content links to the preference
+// page (one more the first time such a person has no preference token), docs/preferences.md "Tokens".
 
 export interface LinkOptions {
   secretKey: string;
@@ -41,10 +41,14 @@ const hashesToStore = (message: LinkMessage, token: { unsubscribeHash: string; t
   message.tracking_token_hash !== token.trackingHash;
 
 const REVIEW_PLACEHOLDER = linkPlaceholder("review_url");
+const PREFERENCES_PLACEHOLDER = linkPlaceholder("preferences_url");
 
-// Only notifications of held items carry the review placeholder (from `data.review_url`).
-const mentionsReviewLink = (message: LinkMessage) =>
-  message.content !== null && JSON.stringify(message.content).includes(REVIEW_PLACEHOLDER);
+/** The link placeholders the stored content holds (only notifications of held items carry the review one). */
+function placeholdersOf(message: LinkMessage): { review: boolean; preferences: boolean } {
+  if (message.content === null) return { review: false, preferences: false };
+  const text = JSON.stringify(message.content);
+  return { review: text.includes(REVIEW_PLACEHOLDER), preferences: text.includes(PREFERENCES_PLACEHOLDER) };
+}
 
 function reviewUrl(options: LinkOptions, link: { id: string; nonce: string } | undefined): string | null {
   if (!link) return null;
@@ -59,24 +63,22 @@ export async function batchDeliveryLinks(
 ): Promise<DeliveryLinkValues[]> {
   if (messages.length === 0) return [];
   const tokens = messages.map((m) => messageLinkTokens(options.secretKey, m));
-  const recipientIds = [...new Set(messages.map((m) => m.recipient_id))];
+  const placeholders = messages.map(placeholdersOf);
+  // A person's preference token is needed only to fill `[[svc:preferences_url]]`.
+  const recipientIds = [
+    ...new Set(messages.filter((_, i) => placeholders[i]!.preferences).map((m) => m.recipient_id)),
+  ];
   // Composition stored the hashes already; they are written here, before any provider sees the
   // links, only where they are missing or were made with another SVC_SECRET_KEY.
-  const nonces = await storeLinkHashesAndReadNonces(
-    prisma,
-    messages.flatMap((m, i) =>
-      hashesToStore(m, tokens[i]!)
-        ? [
-            {
-              messageId: m.id,
-              unsubscribeHash: tokens[i]!.unsubscribeHash,
-              trackingHash: tokens[i]!.trackingHash,
-            },
-          ]
-        : [],
-    ),
-    recipientIds,
-  );
+  const hashes = messages.flatMap((m, i) => {
+    const token = tokens[i]!;
+    if (!hashesToStore(m, token)) return [];
+    return [{ messageId: m.id, unsubscribeHash: token.unsubscribeHash, trackingHash: token.trackingHash }];
+  });
+  const nonces =
+    hashes.length > 0 || recipientIds.length > 0
+      ? await storeLinkHashesAndReadNonces(prisma, hashes, recipientIds)
+      : [];
   const nonceOf = new Map(nonces.map((row) => [row.recipient_id, row.nonce]));
   const missing = recipientIds.filter((id) => !nonceOf.has(id));
   if (missing.length > 0) {
@@ -94,11 +96,11 @@ export async function batchDeliveryLinks(
   }
   const reviewLinks = await reviewLinksOfNotifications(
     prisma,
-    messages.filter(mentionsReviewLink).map((m) => m.id),
+    messages.filter((_, i) => placeholders[i]!.review).map((m) => m.id),
   );
   return messages.map((message, i) => {
-    const nonce = nonceOf.get(message.recipient_id);
-    // The person was erased meanwhile (cascade): the re-check stops the message anyway.
+    // Not linked to, or the person was erased meanwhile (cascade: the re-check stops the message anyway).
+    const nonce = placeholders[i]!.preferences ? nonceOf.get(message.recipient_id) : undefined;
     const preferences = nonce ? preferenceToken(options.secretKey, message.recipient_id, nonce) : null;
     const token = tokens[i]!;
     return {

@@ -2,13 +2,20 @@ import { parseConfig } from "@svc/config";
 import { linkTokenHash, messageLinkTokens } from "@svc/core";
 import { $transaction, findMessageByUnsubscribeTokenHash, lockRecipients, type MessageRow } from "@svc/store";
 import { createTestDatabase, type TestDatabase } from "@svc/testkit";
-import { batchDeliveryLinks } from "../../delivery/delivery-links-batch";
-import { composeMessagesOfPeople } from "../compose-batch";
-import { baseRequest, compose, makeRecipient, makeTemplate, NOW } from "./compose-fixtures";
+import { composeMessagesOfPeople } from "../../compose/compose-batch";
+import {
+  baseRequest,
+  compose,
+  makeRecipient,
+  makeTemplate,
+  NOW,
+} from "../../compose/__tests__/compose-fixtures";
+import { batchDeliveryLinks } from "../delivery-links-batch";
 
-// A message's link token hashes are stored with it when it is composed, and delivery writes them
-// only where they are missing or were made with another SVC_SECRET_KEY (docs/preferences.md
-// "Tokens").
+// Link tokens at delivery (docs/preferences.md "Tokens"): a message's hashes are stored with it
+// when it is composed, and delivery writes them only where they are missing or were made with
+// another SVC_SECRET_KEY; a person's preference token is read (or created) only for content that
+// links to the preference page.
 
 const KEY = "k".repeat(48);
 const OTHER_KEY = "o".repeat(48);
@@ -20,7 +27,7 @@ const configWith = (secretKey?: string) =>
 
 let db: TestDatabase;
 beforeAll(async () => {
-  db = await createTestDatabase("compose_link_hashes");
+  db = await createTestDatabase("delivery_link_tokens");
 });
 afterAll(() => db.drop());
 
@@ -37,9 +44,9 @@ async function versionOf(id: string): Promise<string> {
   return row!.xmin;
 }
 
-async function composedWith(secretKey?: string): Promise<MessageRow> {
+async function composedWith(secretKey?: string, body = "{{ data.msg }}"): Promise<MessageRow> {
   const recipient = await makeRecipient(db.prisma);
-  const template = await makeTemplate(db.prisma);
+  const template = await makeTemplate(db.prisma, { en: { title: "Hi", body } });
   const { message } = await compose(db.prisma, baseRequest(recipient.id, template.key), {
     config: configWith(secretKey),
   });
@@ -106,5 +113,31 @@ test("after SVC_SECRET_KEY changed, delivery stores the new key's hashes so the 
   const token = values!.unsubscribe_url!.split("/preferences/")[1]!;
   expect(await findMessageByUnsubscribeTokenHash(db.prisma, linkTokenHash(token))).toMatchObject({
     id: message.id,
+  });
+});
+
+describe("the person's preference token", () => {
+  const tokensOf = (recipientId: string) =>
+    db.prisma.preferenceToken.count({ where: { recipient_id: recipientId } });
+
+  test("content without a link to the preference page: none is created, preferences_url is null", async () => {
+    const message = await composedWith(KEY, "Order shipped. Leave: {{ recipient.unsubscribe_url }}");
+    const [values] = await links(KEY, [message]);
+    expect(values!.preferences_url).toBeNull();
+    expect(values!.unsubscribe_url).toMatch(/^https:\/\/svc\.example\/preferences\/[A-Za-z0-9_-]{43}$/);
+    expect(await tokensOf(message.recipient_id)).toBe(0);
+  });
+
+  test("content linking to it: created on first delivery, the same one the next time", async () => {
+    const first = await composedWith(KEY, "Settings: {{ recipient.preferences_url }}");
+    const [values] = await links(KEY, [first]);
+    expect(await tokensOf(first.recipient_id)).toBe(1);
+    const stored = await db.prisma.preferenceToken.findUniqueOrThrow({
+      where: { recipient_id: first.recipient_id },
+    });
+    const token = values!.preferences_url!.split("/preferences/")[1]!;
+    expect(linkTokenHash(token)).toBe(stored.token_hash);
+    const [again] = await links(KEY, [first]);
+    expect(again!.preferences_url).toBe(values!.preferences_url);
   });
 });
