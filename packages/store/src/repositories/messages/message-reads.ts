@@ -28,7 +28,8 @@ export function findMessageIdByTrackingHash(
 }
 
 export interface MessageLogFilters {
-  recipientId?: string;
+  /** The person's external id; found in the same statement (an unknown one gives an empty page). */
+  recipientExternalId?: string;
   status?: MessageStatus;
   eventId?: string;
   broadcastId?: string;
@@ -45,7 +46,8 @@ export function listMessages(
 ): Promise<MessageWithAttempts[]> {
   const page = pageArgs(window, "id");
   const where: Prisma.MessageWhereInput[] = [page.where];
-  if (filters.recipientId !== undefined) where.push({ recipient_id: filters.recipientId });
+  if (filters.recipientExternalId !== undefined)
+    where.push({ recipient: { is: { external_id: filters.recipientExternalId } } });
   if (filters.status !== undefined) where.push({ status: filters.status });
   if (filters.eventId !== undefined) where.push({ event_id: filters.eventId });
   if (filters.broadcastId !== undefined) where.push({ broadcast_id: filters.broadcastId });
