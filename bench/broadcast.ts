@@ -302,8 +302,12 @@ So a chunk now waits for room among the worker's inline deliveries before compos
 (docs/broadcasts.md "How it runs"); alternating from source, with and without the wait: 1,909 and
 1,857 against 1,706 and 1,765 messages/s sent (ratios 0.92 and 1.00 against 0.94 and 0.97), worker
 RSS 304-313 against 331-348 MB; from the build, later and on a busier machine: 0.97, 0.86 and
-1.06 (the table above), RSS 276-283 MB, composed and sent within 0.5 % of each other. Over those
-five runs with the wait the ratio's median is 0.97: at 1 within the noise, not clearly above it.
+1.06, RSS 276-283 MB, composed and sent within 0.5 % of each other. Over those five runs with
+the wait the ratio's median was 0.97: at 1 within the noise, not clearly above it. Session 9 made
+every delivery cheaper (link hashes stored at composition, no links statement: docs/decisions.md
+"Delivery") and the message log one round trip shorter; six runs from the build since: ratio 1.02,
+1.13, 1.08, 1.35, 1.03 and 1.04 (the table above), RSS 250-277 MB, and the list's p99 during the
+broadcast 57.8, 55.9 and 54.4 ms before the log change, 50.1, 50.0 and 45.9 ms after it.
 Before that a group wrote its messages with Prisma's \`createManyAndReturn\` and read each
 person's history alone: 246 messages/s at 10,000 people (0.13 × the drain). Workers run built,
 with the 144 MB heap cap of docker-compose.yml (docs/operations.md "Memory"); without it their
