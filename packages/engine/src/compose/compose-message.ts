@@ -133,5 +133,8 @@ export async function decideMessage(
     loaded.ctx.render = () => ({ ok: true, content: approved.content });
   }
   const decision = await decidePolicy(loaded.ctx);
-  return { row: messageRowOf(id, now, request, loaded, decision, deps.config.secrets.secretKey), fatigue: decision.fatigue ?? null };
+  return {
+    row: messageRowOf(id, now, request, loaded, decision, deps.config.secrets.secretKey),
+    fatigue: decision.fatigue ?? null,
+  };
 }
