@@ -327,7 +327,15 @@ describe("GET /v1/messages", () => {
     expect(await listed(`recipient=${recipient}&agent=owner`, key)).toEqual([]);
   });
 
-  test("unknown status is 422", async () => {
-    await h.as(readKey).get("/v1/messages?status=lost").expect(422);
+  test.each([
+    ["status=lost", "status", "enum"],
+    ["recipient=", "recipient", "min_length"],
+    ["recipient=%00x", "recipient", "pattern"],
+  ])("bad filter %s: 422 problem+json naming the parameter", async (query, name, type) => {
+    const res = await h.as(readKey).get(`/v1/messages?${query}`).expect(422);
+    expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 422, instance: "/v1/messages" });
+    expect(res.body.detail).toContain(`query.${name}`);
+    expect(res.body.errors).toContainEqual(expect.objectContaining({ loc: ["query", name], type }));
   });
 });
