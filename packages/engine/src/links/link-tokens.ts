@@ -87,7 +87,11 @@ export interface DeliveryLinks {
   tracking_token: string;
 }
 
-/** Everything delivery needs to fill a message's link placeholders, with the lookup hashes stored. */
+/**
+ * One message's links with the lookup hashes stored, the preference URL always included (its
+ * token made if missing). The delivery worker uses `batchDeliveryLinks` instead, which makes the
+ * preference token only for content that links to the preference page.
+ */
 export async function deliveryLinks(
   db: PrismaClientOrTransaction,
   options: { secretKey: string; publicUrl: string | null },
