@@ -53,7 +53,7 @@ export async function makeMessage(
   });
 }
 
-/** A delivered message's links, as the delivery worker makes them (hashes stored). */
+/** A delivered message's links (hashes stored), with the person's preference URL whatever the content. */
 export async function linksOf(h: Harness, message: { id: string; link_nonce: string; recipient_id: string }) {
   return deliveryLinks(
     h.prisma,
