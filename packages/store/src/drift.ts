@@ -3,6 +3,7 @@ import { Client } from "pg";
 import { compareShapes } from "./drift/compare";
 import { expectedShape, type DmmfDatamodel } from "./drift/expected";
 import { introspectShape } from "./drift/introspect";
+import { partialIndexPredicates } from "./drift/partial-indexes";
 
 export interface DriftResult {
   ok: boolean;
@@ -20,10 +21,11 @@ export interface CheckDriftOptions {
  */
 export async function checkDrift(options: CheckDriftOptions): Promise<DriftResult> {
   const datamodel = await loadDatamodel(options.schemaPath);
+  const predicates = partialIndexPredicates(await readFile(options.schemaPath, "utf8"));
   const client = new Client({ connectionString: options.databaseUrl });
   await client.connect();
   try {
-    const differences = compareShapes(expectedShape(datamodel), await introspectShape(client));
+    const differences = compareShapes(expectedShape(datamodel, predicates), await introspectShape(client));
     return { ok: differences.length === 0, differences };
   } finally {
     await client.end();

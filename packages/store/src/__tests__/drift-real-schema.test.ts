@@ -35,4 +35,21 @@ describe("prisma/migrations against prisma/schema.prisma", () => {
       differences: [`${table!.name}: extra column "drift_probe"`],
     });
   });
+
+  it("notices a partial index rebuilt as a full one, and the reverse", async () => {
+    await query(
+      databaseUrl,
+      `DROP INDEX messages_event_id_idx;
+       CREATE INDEX messages_event_id_idx ON messages (event_id);
+       DROP INDEX messages_created_at_idx;
+       CREATE INDEX messages_created_at_idx ON messages (created_at) WHERE (status = 'sent');`,
+    );
+    expect(await checkDrift({ databaseUrl, schemaPath })).toEqual({
+      ok: false,
+      differences: expect.arrayContaining([
+        'messages: index "messages_event_id_idx" (event_id) in the database, schema expects index "messages_event_id_idx" (event_id) where event_id IS NOT NULL',
+        `messages: index "messages_created_at_idx" (created_at) where status = 'sent'::"MessageStatus" in the database, schema expects index "messages_created_at_idx" (created_at)`,
+      ]),
+    });
+  });
 });

@@ -3,7 +3,8 @@ import type { ForeignKeyShape, IndexShape, KeyShape, SchemaShape, TableShape } f
 const list = (columns: string[]) => `(${columns.join(", ")})`;
 const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((item, i) => item === b[i]);
 const describeIndex = (index: IndexShape) =>
-  `${index.unique ? "unique index" : "index"} "${index.name}" ${list(index.columns)}`;
+  `${index.unique ? "unique index" : "index"} "${index.name}" ${list(index.columns)}` +
+  (index.where === null ? "" : ` where ${index.where}`);
 const describeKey = (key: KeyShape) => `"${key.name}" ${list(key.columns)}`;
 const describeForeignKey = (fk: ForeignKeyShape) =>
   `${list(fk.columns)} -> ${fk.referencedTable}${list(fk.referencedColumns)}`;
@@ -88,7 +89,7 @@ function compareIndexes(t: string, expected: IndexShape[], actual: IndexShape[])
     return at === -1 ? undefined : unmatched.splice(at, 1)[0];
   };
   const sameDefinition = (a: IndexShape, b: IndexShape) =>
-    a.unique === b.unique && sameList(a.columns, b.columns);
+    a.unique === b.unique && sameList(a.columns, b.columns) && a.where === b.where;
   const missing: IndexShape[] = [];
   for (const index of expected) {
     const byName = take((have) => have.name === index.name);

@@ -5,6 +5,7 @@ import {
   type SchemaShape,
   type TableShape,
 } from "./shape";
+import { partialIndexKey, type PartialIndexPredicates } from "./partial-indexes";
 
 // The subset of Prisma's DMMF datamodel that drift needs.
 interface DmmfField {
@@ -95,7 +96,10 @@ export function defaultPrimaryKeyName(table: string): string {
 }
 
 /** Turns the DMMF into the tables, columns, keys and enums `prisma migrate` would create. */
-export function expectedShape(datamodel: DmmfDatamodel): SchemaShape {
+export function expectedShape(
+  datamodel: DmmfDatamodel,
+  predicates: PartialIndexPredicates = new Map(),
+): SchemaShape {
   const enumDbNames = new Map(datamodel.enums.map((e) => [e.name, e.dbName ?? e.name]));
   const models = new Map(datamodel.models.map((model) => [model.name, model]));
   const tableOf = (model: DmmfModel) => model.dbName ?? model.name;
@@ -119,6 +123,13 @@ export function expectedShape(datamodel: DmmfDatamodel): SchemaShape {
           name: index.dbName ?? defaultIndexName(table, columns, unique ? "_key" : "_idx"),
           columns,
           unique,
+          where:
+            predicates.get(
+              partialIndexKey(
+                model.name,
+                index.fields.map((f) => f.name),
+              ),
+            ) ?? null,
         };
       });
     const foreignKeys = model.fields

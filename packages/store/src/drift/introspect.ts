@@ -1,5 +1,5 @@
 import type { ClientBase } from "pg";
-import { normaliseType, type SchemaShape, type TableShape } from "./shape";
+import { normalisePredicate, normaliseType, type SchemaShape, type TableShape } from "./shape";
 
 // Prisma's own bookkeeping table is not part of the schema.
 const IGNORED_TABLES = new Set(["_prisma_migrations"]);
@@ -42,8 +42,10 @@ export async function introspectShape(db: Pick<ClientBase, "query">): Promise<Sc
     unique: boolean;
     primary: boolean;
     columns: string[];
+    where: string | null;
   }>(
     `SELECT t.relname::text AS table, i.relname::text AS name, x.indisunique AS unique, x.indisprimary AS primary,
+            pg_get_expr(x.indpred, x.indrelid) AS where,
             ARRAY(SELECT COALESCE(a.attname::text, pg_get_indexdef(x.indexrelid, k.i + 1, true))
                     FROM generate_series(0, x.indnkeyatts - 1) AS k(i)
                     LEFT JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[k.i]
@@ -56,7 +58,13 @@ export async function introspectShape(db: Pick<ClientBase, "query">): Promise<Sc
     const table = tableNamed(row.table);
     if (!table) continue;
     if (row.primary) table.primaryKey = { name: row.name, columns: row.columns };
-    else table.indexes.push({ name: row.name, columns: row.columns, unique: row.unique });
+    else
+      table.indexes.push({
+        name: row.name,
+        columns: row.columns,
+        unique: row.unique,
+        where: normalisePredicate(row.where),
+      });
   }
 
   const foreignKeyRows = await db.query<{

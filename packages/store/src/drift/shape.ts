@@ -29,6 +29,27 @@ export interface KeyShape {
 
 export interface IndexShape extends KeyShape {
   unique: boolean;
+  /** A partial index's predicate as Postgres prints it (`pg_get_expr`), outer parentheses removed; null for a full index. */
+  where: string | null;
+}
+
+/** `(agent_key IS NOT NULL)` → `agent_key IS NOT NULL`: Postgres wraps a printed predicate, a schema's `raw()` need not. */
+export function normalisePredicate(predicate: string | null): string | null {
+  if (predicate === null) return null;
+  const trimmed = predicate.trim();
+  return wrappedWhole(trimmed) ? normalisePredicate(trimmed.slice(1, -1)) : trimmed;
+}
+
+// True when the first parenthesis closes at the very end: `(a = 1)`, not `(a) AND (b)`.
+function wrappedWhole(text: string): boolean {
+  if (!text.startsWith("(") || !text.endsWith(")")) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    if (text[i] === "(") depth += 1;
+    else if (text[i] === ")") depth -= 1;
+    if (depth === 0 && i < text.length - 1) return false;
+  }
+  return true;
 }
 
 export interface ForeignKeyShape {
