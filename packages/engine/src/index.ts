@@ -78,7 +78,7 @@ export { getMessage } from "./messages/get-message";
 export { cancelMessage } from "./messages/cancel-message";
 
 // Engagement: tracked links and the events they record.
-export { deliveryLinks } from "./links/link-tokens";
+export { batchDeliveryLinks } from "./delivery/delivery-links-batch";
 export {
   recordMessageEngagement,
   recordTrackedEngagement,

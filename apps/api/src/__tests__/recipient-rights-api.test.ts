@@ -88,6 +88,7 @@ describe("preference tokens", () => {
         unsubscribe_url: null,
         one_click_url: null,
         tracking_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        review_url: null,
       });
     } finally {
       await other.close();

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { newId } from "@svc/core";
-import { deliveryLinks, writeProfile, type RecipientProfileInput } from "@svc/engine";
+import { batchDeliveryLinks, writeProfile, type RecipientProfileInput } from "@svc/engine";
 import { startHarness, type Harness, type HarnessOptions } from "./service-harness";
 
 // Factories for the recipients' rights tests: people, categories, messages with their links.
@@ -53,14 +53,25 @@ export async function makeMessage(
   });
 }
 
-/** A delivered message's links (hashes stored), with the person's preference URL whatever the content. */
+/**
+ * A delivered message's links, as the delivery worker makes them (hashes stored), for content that
+ * links to the preference page, so the person's preference URL is among them.
+ */
 export async function linksOf(h: Harness, message: { id: string; link_nonce: string; recipient_id: string }) {
-  return deliveryLinks(
+  const [links] = await batchDeliveryLinks(
     h.prisma,
     { secretKey: SECRET_KEY, publicUrl: h.config.api.public_url },
-    message,
+    [
+      {
+        ...message,
+        content: { body: "Manage your settings: [[svc:preferences_url]]" },
+        unsubscribe_token_hash: null,
+        tracking_token_hash: null,
+      },
+    ],
     new Date(),
   );
+  return { ...links!, tracking_token: links!.tracking_token! };
 }
 
 export const tokenOfUrl = (url: string): string => /\/preferences\/([A-Za-z0-9_-]{43})/.exec(url)![1]!;

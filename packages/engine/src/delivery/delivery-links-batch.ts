@@ -17,9 +17,10 @@ import {
 import { reviewPath, reviewToken } from "../approvals/review-notices";
 import type { DeliveryLinkValues } from "./delivery-types";
 
-// `deliveryLinks` (links/link-tokens.ts) for many messages at once: the same tokens and stored
-// hashes. A round trip only when a hash must be written or the content links to the preference
-// page (one more the first time such a person has no preference token), docs/preferences.md "Tokens".
+// The links of a delivery batch (docs/preferences.md "Tokens"): each message's tokens from its
+// nonce and SVC_SECRET_KEY, with their lookup hashes stored. A round trip only when a hash must be
+// written or the content links to the preference page (one more the first time such a person has
+// no preference token).
 
 export interface LinkOptions {
   secretKey: string;

@@ -9,32 +9,6 @@ export interface PreferenceTokenFields {
   created_at: Date;
 }
 
-/** The nonce of the person's live token, or null when none was made yet. */
-export async function findPreferenceTokenNonce(
-  db: PrismaClientOrTransaction,
-  recipientId: string,
-): Promise<string | null> {
-  const row = await db.preferenceToken.findUnique({ where: { recipient_id: recipientId } });
-  return row?.nonce ?? null;
-}
-
-/**
- * Stores the token unless the person already has one (a racing creator's stays), and returns the
- * nonce that is live afterwards.
- */
-export async function insertPreferenceTokenOnce(
-  db: PrismaClientOrTransaction,
-  recipientId: string,
-  token: PreferenceTokenFields,
-): Promise<string> {
-  await db.preferenceToken.createMany({
-    data: [{ recipient_id: recipientId, ...token }],
-    skipDuplicates: true,
-  });
-  const stored = await db.preferenceToken.findUniqueOrThrow({ where: { recipient_id: recipientId } });
-  return stored.nonce;
-}
-
 /** Stores the token, replacing the person's previous one. */
 export async function replacePreferenceToken(
   db: PrismaClientOrTransaction,

@@ -3,10 +3,9 @@ import { $transaction } from "../../../transaction";
 import { findEventsOfPerson } from "../../events/event-erasure";
 import { findMessagesOfPerson } from "../../messages/message-erasure";
 import {
-  findPreferenceTokenNonce,
+  createPreferenceTokens,
   findRecipientIdByPreferenceTokenHash,
   findRecipientWithAddresses,
-  insertPreferenceTokenOnce,
   insertRecipient,
   replaceAddresses,
   replacePreferenceToken,
@@ -82,23 +81,21 @@ test("quiet hours set to null are stored as SQL NULL; absent fields stay as they
   expect(row?.is_null).toBe(true);
 });
 
-test("the first preference token stays: a second insert returns the stored nonce", async () => {
-  expect(await findPreferenceTokenNonce(db.prisma, "rcp_bob")).toBeNull();
-  const first = await insertPreferenceTokenOnce(db.prisma, "rcp_bob", {
-    nonce: "n1",
-    token_hash: "h1",
-    created_at: NOW,
-  });
-  const second = await insertPreferenceTokenOnce(db.prisma, "rcp_bob", {
-    nonce: "n2",
-    token_hash: "h2",
-    created_at: NOW,
-  });
-  expect([first, second]).toEqual(["n1", "n1"]);
+test("the first preference token stays: a second creation returns the stored nonce", async () => {
+  const token = (nonce: string) => ({ recipientId: "rcp_bob", nonce, tokenHash: `h${nonce}` });
+  expect(await createPreferenceTokens(db.prisma, [token("1")], NOW)).toEqual([
+    { recipient_id: "rcp_bob", nonce: "1" },
+  ]);
+  expect(await createPreferenceTokens(db.prisma, [token("2")], NOW)).toEqual([
+    { recipient_id: "rcp_bob", nonce: "1" },
+  ]);
   expect(await findRecipientIdByPreferenceTokenHash(db.prisma, "h2")).toBeNull();
+  // A person who is gone gets none (delivery's re-check stops their message anyway).
+  expect(
+    await createPreferenceTokens(db.prisma, [{ recipientId: "rcp_gone", nonce: "g", tokenHash: "hg" }], NOW),
+  ).toEqual([]);
 
-  await replacePreferenceToken(db.prisma, "rcp_bob", { nonce: "n3", token_hash: "h3", created_at: NOW });
-  expect(await findPreferenceTokenNonce(db.prisma, "rcp_bob")).toBe("n3");
+  await replacePreferenceToken(db.prisma, "rcp_bob", { nonce: "3", token_hash: "h3", created_at: NOW });
   expect(await findRecipientIdByPreferenceTokenHash(db.prisma, "h1")).toBeNull();
   expect(await findRecipientIdByPreferenceTokenHash(db.prisma, "h3")).toBe("rcp_bob");
 });
