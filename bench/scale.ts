@@ -133,7 +133,8 @@ async function seed(pool: Pool): Promise<number> {
     "messages",
     `INSERT INTO messages (id, status, status_reason, recipient_id, recipient_external_id, sender, agent_key,
                            category, template, rule, event_id, importance, claimed_importance, channels, channel,
-                           content, data, dedup_key, send_at, link_nonce, sent_at, delivered_at, created_at, updated_at)
+                           content, data, dedup_key, send_at, link_nonce, unsubscribe_token_hash, tracking_token_hash,
+                           sent_at, delivered_at, created_at, updated_at)
      SELECT 'msg_0' || k, status::"MessageStatus",
             CASE status WHEN 'suppressed' THEN 'frequency_cap' WHEN 'failed' THEN 'webhook 410' END,
             rid, xid, CASE WHEN g % 20 = 0 THEN 'agent' ELSE 'backend' END,
@@ -142,6 +143,9 @@ async function seed(pool: Pool): Promise<number> {
             CASE WHEN status IN ('sent', 'delivered', 'failed') THEN 'push' END,
             jsonb_build_object('title', 'Order ' || g, 'body', 'Order ' || g || ' shipped.'),
             jsonb_build_object('order', g), 'evt:evt_0' || k || ':bench-drain', at, md5(k),
+            -- Random-looking SHA-256 hex, as composition stores them: their unique indexes are
+            -- written at random places, like a live table's.
+            encode(sha256(('u' || k)::bytea), 'hex'), encode(sha256(('t' || k)::bytea), 'hex'),
             CASE WHEN status IN ('sent', 'delivered') THEN at + interval '40 ms' END,
             CASE WHEN status = 'delivered' THEN at + interval '2 s' END, at, at
        FROM (${rows}) r`,
@@ -160,6 +164,14 @@ async function seed(pool: Pool): Promise<number> {
             CASE WHEN status = 'failed' THEN 'webhook 410' END, at + interval '40 ms'
        FROM (${rows}) r WHERE status IN ('sent', 'delivered', 'failed')`,
     [MESSAGES, PEOPLE],
+  );
+  // Fatigue states of everyone but the measured people (whose decisions they would change), so the
+  // fatigue read's plan is the one of a populated table.
+  await step(
+    "fatigue states",
+    `INSERT INTO fatigue_states (recipient_id, category, sent_since_engagement, updated_at)
+     SELECT 'rcp_bench_' || g, 'marketing', g % 5, now() FROM generate_series($1, $2 - 1) g`,
+    [MEASURED, PEOPLE],
   );
   // A database that grew to this size over 90 days has its rows vacuumed (hint bits and visibility
   // map set) and its pages written out; right after a bulk load neither holds, and the seeded
@@ -444,7 +456,8 @@ function report(
 
 ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), load average at the end ${loadAverage()}.
 The same measurements on an empty database and after seeding ${fmt(MESSAGES)} messages (each with its event,
-outcome and, when sent or failed, a delivery attempt) over ${fmt(PEOPLE)} people, 90 days of history
+outcome, link token hashes and, when sent or failed, a delivery attempt) over ${fmt(PEOPLE)} people with a fatigue
+state each (but the measured ones), 90 days of history
 (${fmt(seedSeconds)} s with \`INSERT … SELECT generate_series\`, then \`VACUUM (ANALYZE)\` and \`CHECKPOINT\`). The measured people are
 1,000 of them, about ${fmt(MESSAGES / PEOPLE)} messages each after seeding. Direct sends: ${fmt(DIRECT_N)} requests from
 ${DIRECT_CLIENTS} clients; drain: a burst of ${fmt(DRAIN_N)} events, 2 worker processes; reads: ${fmt(READS)} requests from one client.
