@@ -3,7 +3,7 @@ import { Client } from "pg";
 import { compareShapes } from "./drift/compare";
 import { expectedShape, type DmmfDatamodel } from "./drift/expected";
 import { introspectShape } from "./drift/introspect";
-import { partialIndexPredicates } from "./drift/partial-indexes";
+import { partialIndexPredicates, type PartialIndexPredicates } from "./drift/partial-indexes";
 
 export interface DriftResult {
   ok: boolean;
@@ -20,8 +20,7 @@ export interface CheckDriftOptions {
  * Dev/test/svcctl only: it needs the `@prisma/prisma-schema-wasm` devDependency, loaded on first call.
  */
 export async function checkDrift(options: CheckDriftOptions): Promise<DriftResult> {
-  const datamodel = await loadDatamodel(options.schemaPath);
-  const predicates = partialIndexPredicates(await readFile(options.schemaPath, "utf8"));
+  const { datamodel, predicates } = await loadSchema(options.schemaPath);
   const client = new Client({ connectionString: options.databaseUrl });
   await client.connect();
   try {
@@ -32,10 +31,15 @@ export async function checkDrift(options: CheckDriftOptions): Promise<DriftResul
   }
 }
 
-export async function loadDatamodel(schemaPath: string): Promise<DmmfDatamodel> {
+/** The schema file read once: Prisma's DMMF, and the partial-index predicates the DMMF leaves out. */
+export async function loadSchema(
+  schemaPath: string,
+): Promise<{ datamodel: DmmfDatamodel; predicates: PartialIndexPredicates }> {
   const prismaSchema = await readFile(schemaPath, "utf8");
   // Lazy on purpose: the running service never loads the wasm package (a devDependency).
   const wasm = (await import("@prisma/prisma-schema-wasm")) as { get_dmmf(params: string): string };
-  return (JSON.parse(wasm.get_dmmf(JSON.stringify({ prismaSchema }))) as { datamodel: DmmfDatamodel })
-    .datamodel;
+  const { datamodel } = JSON.parse(wasm.get_dmmf(JSON.stringify({ prismaSchema }))) as {
+    datamodel: DmmfDatamodel;
+  };
+  return { datamodel, predicates: partialIndexPredicates(prismaSchema) };
 }

@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { loadDatamodel } from "../drift";
+import { loadSchema } from "../drift";
 import { partialIndexPredicates } from "./partial-indexes";
 import { normalisePredicate } from "./shape";
 
@@ -53,8 +52,7 @@ describe("the project's partial indexes", () => {
   // (docs/decisions.md "Indexes of messages").
   it("name no enum column in their predicates", async () => {
     const schemaPath = path.resolve(__dirname, "../../../../prisma/schema.prisma");
-    const datamodel = await loadDatamodel(schemaPath);
-    const predicates = partialIndexPredicates(readFileSync(schemaPath, "utf8"));
+    const { datamodel, predicates } = await loadSchema(schemaPath);
     expect(predicates.size).toBeGreaterThan(0);
     for (const [key, predicate] of predicates) {
       const model = datamodel.models.find((m) => m.name === key.split(":")[0])!;
