@@ -1,15 +1,24 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { Pool } from "pg";
+import { Pool, type QueryResult, type QueryResultRow } from "pg";
 import { PrismaClient } from "./generated/prisma/client";
+
+/**
+ * `session`: the URL reaches Postgres itself or a session-mode pooler. `transaction`: a
+ * transaction-mode pooler (PgBouncer) may hand each transaction another server connection, so
+ * nothing may outlive one: no named prepared statements (docs/scaling.md "Behind PgBouncer").
+ */
+export type PoolMode = "session" | "transaction";
 
 export interface CreatePrismaOptions {
   databaseUrl: string;
   /** Most connections this client's pool opens (pg's default is 10). */
   poolMax?: number;
+  /** config `database.pool_mode` (default `session`). */
+  poolMode?: PoolMode;
 }
 
 // The client's `pg` pool, for the few hot-path statements that skip Prisma (see `pgPoolOf`).
-const pools = new WeakMap<PrismaClient, Pool>();
+const pools = new WeakMap<PrismaClient, { pool: Pool; poolMode: PoolMode }>();
 
 /**
  * A PrismaClient over `pg` through the driver adapter: no native engine involved. The pool is
@@ -22,7 +31,7 @@ export function createPrisma(options: CreatePrismaOptions): PrismaClient {
   // its own only once Prisma first connects, and `pgPoolOf` users may come first.
   pool.on("error", () => undefined);
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  pools.set(client, pool);
+  pools.set(client, { pool, poolMode: options.poolMode ?? "session" });
   return client;
 }
 
@@ -33,9 +42,27 @@ export function createPrisma(options: CreatePrismaOptions): PrismaClient {
  * path's group commit and nowhere else.
  */
 export function pgPoolOf(client: PrismaClient): Pool {
-  const pool = pools.get(client);
-  if (!pool) throw new Error("pgPoolOf: this PrismaClient was not made by createPrisma");
-  return pool;
+  return poolOf(client).pool;
+}
+
+function poolOf(client: PrismaClient): { pool: Pool; poolMode: PoolMode } {
+  const entry = pools.get(client);
+  if (!entry) throw new Error("pgPoolOf: this PrismaClient was not made by createPrisma");
+  return entry;
+}
+
+/**
+ * Runs one hot-path statement on the client's pool: as a named prepared statement (parsed once per
+ * server connection) in `session` mode, unnamed behind a transaction-mode pooler, where the next
+ * statement may land on a server connection that never saw the name.
+ */
+export function queryOnPool<R extends QueryResultRow>(
+  client: PrismaClient,
+  statement: { name: string; text: string; values: unknown[] },
+): Promise<QueryResult<R>> {
+  const { pool, poolMode } = poolOf(client);
+  const { name, text, values } = statement;
+  return pool.query<R>(poolMode === "transaction" ? { text, values } : { name, text, values });
 }
 
 /** Resolves once the database answers a trivial query (readiness probes, svcctl's first use). */

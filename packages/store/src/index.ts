@@ -1,9 +1,14 @@
 // Prisma's generated client: PrismaClient, the Prisma namespace, model types and enums.
 export * from "./generated/prisma/client";
 
-export { createPrisma, pgPoolOf, pingDatabase } from "./client";
+export { createPrisma, pgPoolOf, pingDatabase, queryOnPool, type PoolMode } from "./client";
 export type { CreatePrismaOptions } from "./client";
-export { $transaction, isTransactionClient, isRetryableTransactionError } from "./transaction";
+export {
+  $transaction,
+  readOnlyTransaction,
+  isTransactionClient,
+  isRetryableTransactionError,
+} from "./transaction";
 export type { TransactionClient, PrismaClientOrTransaction, TransactionOptions } from "./transaction";
 export {
   lockRecipient,
@@ -11,6 +16,8 @@ export {
   lockRecipientsInOrder,
   lockAgentHolds,
   lockPhoneNumbers,
+  lockInbox,
+  lockInboxes,
   advisoryXactLock,
   advisoryLockKey,
   advisoryLockKeySql,
@@ -54,3 +61,6 @@ export * from "./repositories/api-keys";
 export type { ErasedPerson } from "./repositories/erased-person";
 export * from "./repositories/approvals";
 export * from "./repositories/inbound";
+export * from "./repositories/outbox";
+export * from "./repositories/inbox";
+export * from "./repositories/webhooks";

@@ -13,6 +13,8 @@ export const LockNamespace = {
   phoneNumber: 3,
   /** A broadcast's audience while it is fixed (one planner at a time). */
   broadcastPlan: 4,
+  /** A person's inbox items: their changes take positions in commit order (docs/inbox.md). */
+  inbox: 5,
 } as const;
 export type LockNamespace = (typeof LockNamespace)[keyof typeof LockNamespace];
 
@@ -45,12 +47,21 @@ export function lockRecipient(tx: TransactionClient, recipientKey: string): Prom
  * lockRecipient for several people in one statement, taken in key order so two holders of several
  * people never wait on each other in a circle (a batch of direct sends, docs/messages.md).
  */
-export async function lockRecipients(tx: TransactionClient, recipientKeys: readonly string[]): Promise<void> {
-  const keys = [...new Set(recipientKeys.map((key) => advisoryLockKey(LockNamespace.recipient, key)))]
+export function lockRecipients(tx: TransactionClient, recipientKeys: readonly string[]): Promise<void> {
+  return advisoryXactLocks(tx, LockNamespace.recipient, recipientKeys);
+}
+
+/** Locks of one kind for several keys in one statement, taken in key order (no waiting in a circle). */
+async function advisoryXactLocks(
+  tx: TransactionClient,
+  namespace: LockNamespace,
+  keys: readonly string[],
+): Promise<void> {
+  const sorted = [...new Set(keys.map((key) => advisoryLockKey(namespace, key)))]
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
     .map(String);
-  if (keys.length === 0) return;
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(k) FROM (SELECT unnest(${keys}::text[])::bigint AS k ORDER BY 1) AS ordered`;
+  if (sorted.length === 0) return;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(k) FROM (SELECT unnest(${sorted}::text[])::bigint AS k ORDER BY 1) AS ordered`;
 }
 
 /**
@@ -86,4 +97,14 @@ export async function lockPhoneNumbers(tx: TransactionClient, e164Numbers: reado
   for (const number of [...new Set(e164Numbers)].sort()) {
     await advisoryXactLock(tx, LockNamespace.phoneNumber, number);
   }
+}
+
+/** Serialises the changes of a person's inbox items (keyed by the internal recipient id). */
+export function lockInbox(tx: TransactionClient, recipientId: string): Promise<void> {
+  return advisoryXactLock(tx, LockNamespace.inbox, recipientId);
+}
+
+/** lockInbox for several people in one statement, in key order. */
+export function lockInboxes(tx: TransactionClient, recipientIds: readonly string[]): Promise<void> {
+  return advisoryXactLocks(tx, LockNamespace.inbox, recipientIds);
 }

@@ -55,3 +55,23 @@ export async function $transaction<R>(
     }
   }
 }
+
+/**
+ * A transaction that can only read: `SET TRANSACTION READ ONLY` first, so Postgres itself refuses
+ * any write inside it (a dry run that must not change anything). Retried as `$transaction` is. A
+ * transaction of its own, never joined to a caller's (whose mode is set already).
+ */
+export function readOnlyTransaction<R>(
+  db: PrismaClient,
+  fn: (tx: TransactionClient) => Promise<R>,
+  options: TransactionOptions = {},
+): Promise<R> {
+  return $transaction(
+    db,
+    async (tx) => {
+      await tx.$executeRaw`SET TRANSACTION READ ONLY`;
+      return fn(tx);
+    },
+    options,
+  );
+}

@@ -80,6 +80,8 @@ export interface ApprovalDecisionWrite {
   decidedBy: string;
   decidedByKeyId: string | null;
   comment: string | null;
+  /** What an approval for the rest of a session granted (docs/hooks.md), stored with the decision. */
+  sessionGrant?: { session_id: string; rules: string[]; expires_at: string } | null;
   now: Date;
 }
 
@@ -97,7 +99,21 @@ export async function decideApprovalRequest(
       decided_by_key_id: decision.decidedByKeyId,
       comment: decision.comment,
       decided_at: decision.now,
+      ...(decision.sessionGrant ? { session_grant: decision.sessionGrant } : {}),
     },
+  });
+  return rows[0] ?? null;
+}
+
+/** `pending` and not past its deadline → `withdrawn` (by its sender); the row, or null when it was not pending. */
+export async function withdrawApprovalRequest(
+  db: PrismaClientOrTransaction,
+  id: string,
+  now: Date,
+): Promise<ApprovalRequestRow | null> {
+  const rows = await db.approvalRequest.updateManyAndReturn({
+    where: { id, status: "pending", expires_at: { gt: now } },
+    data: { status: "withdrawn", decided_at: now },
   });
   return rows[0] ?? null;
 }

@@ -3,3 +3,4 @@ export * from "./callback-deliveries";
 export * from "./approval-requests";
 export * from "./review-links";
 export * from "./callback-sending";
+export * from "./session-grants";

@@ -1,6 +1,7 @@
 import { Prisma } from "../../generated/prisma/client";
 import type { BroadcastChunkRow } from "../../rows";
 import type { PrismaClientOrTransaction } from "../../transaction";
+import { outboxPerRowSql, type PerRowOutboxEntry } from "../outbox";
 
 // Chunks: consecutive members one job sends to. `next_seq` and `skipped` move together, so a
 // job that resumes (pause, crash, retry) goes on from the last saved point with the right count.
@@ -82,17 +83,25 @@ export async function sumChunkProgress(
   return row ?? { processed: 0, skipped: 0 };
 }
 
-/** `running` → `completed` once no chunk is left; false while one is (or it is no longer running). */
+/**
+ * `running` → `completed` once no chunk is left, with its `outbox` entry when given, in one
+ * statement; false while one is (or it is no longer running).
+ */
 export async function completeBroadcastIfDone(
   db: PrismaClientOrTransaction,
   broadcastId: string,
   now: Date,
+  outbox?: PerRowOutboxEntry,
 ): Promise<boolean> {
-  const count = await db.$executeRaw(Prisma.sql`
-    UPDATE broadcasts SET status = 'completed', completed_at = ${now}, updated_at = ${now}
-    WHERE id = ${broadcastId} AND status = 'running' AND total IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM broadcast_chunks WHERE broadcast_id = ${broadcastId} AND NOT done)`);
-  return count === 1;
+  const [row] = await db.$queryRaw<{ count: number }[]>(Prisma.sql`
+    WITH done AS (
+      UPDATE broadcasts SET status = 'completed', completed_at = ${now}, updated_at = ${now}
+      WHERE id = ${broadcastId} AND status = 'running' AND total IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM broadcast_chunks WHERE broadcast_id = ${broadcastId} AND NOT done)
+      RETURNING id
+    )${outbox ? Prisma.sql`, entries AS (${outboxPerRowSql("done", outbox)})` : Prisma.empty}
+    SELECT count(*)::int AS count FROM done`);
+  return row?.count === 1;
 }
 
 /** Sets the audience size once it is known (a filter's, when it has been evaluated). */

@@ -1,4 +1,4 @@
-import { pgPoolOf } from "../../client";
+import { queryOnPool } from "../../client";
 import { wrapConnectionFailure } from "../../database-errors";
 import type { PrismaClient } from "../../generated/prisma/client";
 import type { PrismaClientOrTransaction } from "../../transaction";
@@ -25,8 +25,9 @@ export interface NewEvent {
 
 // One statement for the whole batch: the rows travel as one JSON parameter (one plan, no
 // per-row placeholders), and a row whose (sender, idempotency_key) exists is skipped, not an error.
-// It is sent by `pg` as a named prepared statement (parsed once per connection), not through
-// Prisma: on the accept path this costs less than half the CPU and a third less time per batch.
+// It is sent by `pg` as a named prepared statement (parsed once per connection; unnamed behind a
+// transaction-mode pooler), not through Prisma: on the accept path this costs less than half the
+// CPU and a third less time per batch.
 const INSERT_EVENTS_STATEMENT = "svc_insert_events";
 export const INSERT_EVENTS_SQL = `
 INSERT INTO events (id, name, source, sender, agent_key, api_key_id, idempotency_key, request_hash,
@@ -146,7 +147,7 @@ export async function insertAcceptedEventBatch(
   ]);
 }
 
-/** Runs a named (prepared) insert … RETURNING id on the pool; returns the ids stored. */
+/** Runs a named (prepared, where the pool mode allows) insert … RETURNING id on the pool; returns the ids stored. */
 async function insertReturningIds(
   prisma: PrismaClient,
   name: string,
@@ -154,7 +155,7 @@ async function insertReturningIds(
   values: unknown[],
 ): Promise<Set<string>> {
   try {
-    const inserted = await pgPoolOf(prisma).query<{ id: string }>({ name, text, values });
+    const inserted = await queryOnPool<{ id: string }>(prisma, { name, text, values });
     return new Set(inserted.rows.map((row) => row.id));
   } catch (error) {
     throw wrapConnectionFailure(error);

@@ -1,6 +1,7 @@
 import type { EventOutcomeRow, MessageRow } from "../../rows";
 import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 import { insertFromJsonSql } from "../json-rows";
+import type { NewOutboxEntry } from "../outbox";
 
 // What ingest writes: each event's messages, outcomes and `processed` status in one statement, and
 // the status changes around it.
@@ -19,12 +20,14 @@ export interface IngestedEventWrite {
  * The write of ingested events as one statement: their messages, their outcomes and each event's
  * `processed` status, in the caller's transaction (so still atomic with everything it read under
  * the locks). Rows travel as one JSON parameter each and Postgres types them per column
- * (json_populate_recordset), which keeps the statement fixed whatever the rows hold.
+ * (json_populate_recordset), which keeps the statement fixed whatever the rows hold. The outbox
+ * entries that report them (docs/outbox.md) go in with them.
  */
 export async function writeIngestedEvents(
   tx: TransactionClient,
   now: Date,
   events: readonly IngestedEventWrite[],
+  outbox: readonly NewOutboxEntry[] = [],
 ): Promise<void> {
   if (events.length === 0) return;
   const messages = events.flatMap((e) => e.messages);
@@ -41,6 +44,13 @@ export async function writeIngestedEvents(
   if (outcomeRows.length > 0) {
     params.push(JSON.stringify(outcomeRows));
     parts.push(insertFromJsonSql("event_outcomes", Object.keys(outcomeRows[0]!), params.length));
+  }
+  if (outbox.length > 0) {
+    params.push(JSON.stringify(outbox.map((e) => ({ ...e, notify: e.notify ?? null }))));
+    parts.push(
+      `INSERT INTO outbox (topic, payload, notify) SELECT o.topic, o.payload, o.notify
+         FROM json_to_recordset($${params.length}::json) AS o(topic text, payload jsonb, notify text)`,
+    );
   }
   const ctes = parts.map((sql, i) => `w${i} AS (${sql})`);
   await tx.$executeRawUnsafe(

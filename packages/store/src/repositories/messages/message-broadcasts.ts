@@ -1,20 +1,28 @@
 import { Prisma, type MessageStatus } from "../../generated/prisma/client";
 import type { PrismaClientOrTransaction } from "../../transaction";
+import { outboxPerRowSql, type PerRowOutboxEntry } from "../outbox";
 
 // A broadcast's messages: counted per status for its progress, cancelled together with it.
 
-/** `queued` → `cancelled` with `reason` for every message of the broadcast; how many changed. */
+/**
+ * `queued` → `cancelled` with `reason` for every message of the broadcast, each with its `outbox`
+ * entry when given, in one statement; how many changed.
+ */
 export async function cancelQueuedBroadcastMessages(
   db: PrismaClientOrTransaction,
   broadcastId: string,
   reason: string,
   now: Date,
+  outbox?: PerRowOutboxEntry,
 ): Promise<number> {
-  const { count } = await db.message.updateMany({
-    where: { broadcast_id: broadcastId, status: "queued" },
-    data: { status: "cancelled", status_reason: reason, updated_at: now },
-  });
-  return count;
+  const [row] = await db.$queryRaw<{ count: number }[]>(Prisma.sql`
+    WITH changed AS (
+      UPDATE messages SET status = 'cancelled', status_reason = ${reason}, updated_at = ${now}
+      WHERE broadcast_id = ${broadcastId} AND status = 'queued'
+      RETURNING id
+    )${outbox ? Prisma.sql`, entries AS (${outboxPerRowSql("changed", outbox)})` : Prisma.empty}
+    SELECT count(*)::int AS count FROM changed`);
+  return row?.count ?? 0;
 }
 
 /** Messages of the broadcast per status (the (broadcast_id, status) index answers it). */

@@ -2,6 +2,7 @@ import { newId } from "@svc/core";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
 import type { PrismaClientOrTransaction } from "../../transaction";
+import type { NewOutboxEntry } from "../outbox";
 
 // The writes of a delivery run (docs/delivery.md). Final writes are compare-and-set on
 // (id, generation, `sending`), so a worker whose lease was taken over cannot overwrite the newer
@@ -62,19 +63,33 @@ export async function currentRunAttempts(
   });
 }
 
-/** `sending` (this generation) → `failed` or `suppressed` with a reason; false when the run lost its lease. */
+/**
+ * `sending` (this generation) → `failed` or `suppressed` with a reason; false when the run lost its
+ * lease. `outbox` entries (docs/outbox.md) are written in the same statement, only if it won.
+ */
 export async function finishSendingMessage(
   db: PrismaClientOrTransaction,
   message: Pick<MessageRow, "id" | "generation">,
   status: "failed" | "suppressed",
   reason: string,
   now: Date,
+  outbox: readonly NewOutboxEntry[] = [],
 ): Promise<boolean> {
-  const { count } = await db.message.updateMany({
-    where: { id: message.id, generation: message.generation, status: "sending" },
-    data: { status, status_reason: reason, lease_until: null, updated_at: now },
-  });
-  return count === 1;
+  const rows = await db.$queryRaw<{ count: number }[]>(Prisma.sql`
+    WITH won AS (
+      UPDATE messages SET status = ${status}::"MessageStatus", status_reason = ${reason}, lease_until = NULL, updated_at = ${now}
+      WHERE id = ${message.id} AND generation = ${message.generation} AND status = 'sending'
+      RETURNING id
+    ),
+    entries AS (
+      INSERT INTO outbox (topic, payload, notify)
+      SELECT e.topic, e.payload::jsonb, e.notify
+        FROM unnest(${outbox.map((e) => e.topic)}::text[], ${outbox.map((e) => JSON.stringify(e.payload))}::text[],
+                    ${outbox.map((e) => e.notify ?? null)}::text[]) WITH ORDINALITY AS e(topic, payload, notify, n)
+       WHERE EXISTS (SELECT 1 FROM won) ORDER BY e.n
+    )
+    SELECT count(*)::int AS count FROM won`);
+  return rows[0]?.count === 1;
 }
 
 export interface SentWrite {
@@ -84,6 +99,11 @@ export interface SentWrite {
   at: Date;
   attempts: readonly AttemptWrite[];
   sentAt: Date;
+  /**
+   * Outbox entries (one topic) written in the same statement if the write wins: `sent`'s payload,
+   * and `delivered`'s too when a delivered report overtook it.
+   */
+  outbox?: { topic: string; sent: NewOutboxEntry["payload"]; delivered: NewOutboxEntry["payload"] };
 }
 
 /**
@@ -91,8 +111,8 @@ export interface SentWrite {
  * many messages in one statement. A `delivered` report that overtook this write (reported while
  * still `sending`) makes it `delivered`. When the message is its category's fatigue probe, the
  * probe is dated by when it really went out (composition dated it by `send_at`), so the next
- * message judges it only after it had its chance (docs/policy.md "Fatigue"). Returns per write
- * whether it won.
+ * message judges it only after it had its chance (docs/policy.md "Fatigue"). A winner's outbox
+ * entries go in with it (docs/outbox.md). Returns per write whether it won.
  */
 export async function writeSentMessages(
   db: PrismaClientOrTransaction,
@@ -120,8 +140,10 @@ export async function writeSentMessages(
     ),
     v AS (
       SELECT * FROM unnest(${writes.map((w) => w.message.id)}::text[], ${writes.map((w) => w.message.generation)}::int[],
-                           ${writes.map((w) => w.channel)}::text[], ${writes.map((w) => w.sentAt)}::timestamptz[], ${writes.map((w) => w.attempts.length)}::int[])
-        AS v(id, generation, channel, sent_at, n)
+                           ${writes.map((w) => w.channel)}::text[], ${writes.map((w) => w.sentAt)}::timestamptz[], ${writes.map((w) => w.attempts.length)}::int[],
+                           ${writes.map((w) => w.outbox?.topic ?? null)}::text[], ${writes.map((w) => (w.outbox ? JSON.stringify(w.outbox.sent) : null))}::text[],
+                           ${writes.map((w) => (w.outbox ? JSON.stringify(w.outbox.delivered) : null))}::text[])
+        AS v(id, generation, channel, sent_at, n, outbox_topic, sent_payload, delivered_payload)
     ),
     won AS (
       UPDATE messages m SET
@@ -131,7 +153,16 @@ export async function writeSentMessages(
         delivery_attempts = m.delivery_attempts + v.n, updated_at = v.sent_at
       FROM v LEFT JOIN engagements d ON d.message_id = v.id AND d.type = 'delivered'
       WHERE m.id = v.id AND m.generation = v.generation AND m.status = 'sending'
-      RETURNING m.id, m.generation, m.recipient_id, m.category, m.sent_at, m.event_id
+      RETURNING m.id, m.generation, m.status, m.recipient_id, m.category, m.sent_at, m.event_id
+    ),
+    entries AS (
+      INSERT INTO outbox (topic, payload, notify)
+      SELECT v.outbox_topic, p.payload::jsonb, NULL
+        FROM won JOIN v ON v.id = won.id AND v.generation = won.generation
+        CROSS JOIN LATERAL (VALUES (1, v.sent_payload),
+                                   (2, CASE WHEN won.status = 'delivered' THEN v.delivered_payload END)) AS p(k, payload)
+       WHERE v.outbox_topic IS NOT NULL AND p.payload IS NOT NULL
+       ORDER BY won.id, p.k
     ),
     lost AS (
       UPDATE messages m SET delivery_attempts = m.delivery_attempts + v.n

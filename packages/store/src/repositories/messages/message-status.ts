@@ -1,4 +1,4 @@
-import type { EngagementType } from "../../generated/prisma/client";
+import { Prisma, type EngagementType } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
 import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 
@@ -31,29 +31,56 @@ export async function insertEngagement(
   return count === 1;
 }
 
-/** `sent` → `delivered` (a message still `sending` is made `delivered` by its `sent` write). */
-/** `sent` → `delivered`; false when the message was not `sent`. */
-export async function markMessageDelivered(tx: TransactionClient, id: string, at: Date): Promise<boolean> {
-  const { count } = await tx.message.updateMany({
-    where: { id, status: "sent" },
-    data: { status: "delivered", delivered_at: at, updated_at: at },
-  });
-  return count > 0;
+/**
+ * `delivered` reports for many messages: the ids whose report is new (a repeat, or a message that
+ * is gone, records nothing).
+ */
+export async function insertDeliveredReports(
+  tx: TransactionClient,
+  messageIds: readonly string[],
+  source: string,
+  at: Date,
+): Promise<string[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await tx.$queryRaw<{ message_id: string }[]>(Prisma.sql`
+    INSERT INTO engagements (message_id, type, source, created_at)
+    SELECT m.id, 'delivered'::"EngagementType", ${source}, ${at}
+      FROM messages m WHERE m.id = ANY(${[...messageIds]}::text[])
+    ON CONFLICT DO NOTHING
+    RETURNING message_id`);
+  return rows.map((row) => row.message_id);
+}
+
+/**
+ * `sent` → `delivered` for each message that is `sent`; returns those changed. A message still
+ * `sending` is made `delivered` by its `sent` write, which finds the report (writeSentMessages).
+ */
+export async function markMessagesDelivered(
+  tx: TransactionClient,
+  ids: readonly string[],
+  at: Date,
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.$queryRaw<{ id: string }[]>(Prisma.sql`
+    UPDATE messages SET status = 'delivered', delivered_at = ${at}, updated_at = ${at}
+     WHERE id = ANY(${[...ids]}::text[]) AND status = 'sent'
+    RETURNING id`);
+  return rows.map((row) => row.id);
 }
 
 const ENGAGED_AT = { opened: "opened_at", clicked: "clicked_at", converted: "converted_at" } as const;
 
-/** Stamps `opened_at`, `clicked_at` or `converted_at`; returns whose fatigue it ends. */
+/** Stamps `opened_at`, `clicked_at` or `converted_at`; returns whose fatigue it ends, and its status. */
 export function stampMessageEngagement(
   tx: TransactionClient,
   id: string,
   type: keyof typeof ENGAGED_AT,
   at: Date,
-): Promise<Pick<MessageRow, "recipient_id" | "category">> {
+): Promise<Pick<MessageRow, "recipient_id" | "category" | "status" | "status_reason">> {
   return tx.message.update({
     where: { id },
     data: { [ENGAGED_AT[type]]: at, updated_at: at },
-    select: { recipient_id: true, category: true },
+    select: { recipient_id: true, category: true, status: true, status_reason: true },
   });
 }
 

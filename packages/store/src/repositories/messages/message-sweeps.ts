@@ -1,19 +1,27 @@
 import { Prisma } from "../../generated/prisma/client";
 import type { PrismaClientOrTransaction } from "../../transaction";
+import { outboxPerRowSql, type PerRowOutboxEntry } from "../outbox";
 
 // What the delivery sweeps change (docs/delivery.md "Sweeps"). Each is idempotent and batched.
 
-/** Still `queued` at `expires_at` → `suppressed` with the given reason; returns how many. */
+/**
+ * Still `queued` at `expires_at` → `suppressed` with the given reason, each with its `outbox`
+ * entry when given, in one statement; returns how many.
+ */
 export async function expireQueuedMessages(
   db: PrismaClientOrTransaction,
   now: Date,
   reason: string,
+  outbox?: PerRowOutboxEntry,
 ): Promise<number> {
-  const { count } = await db.message.updateMany({
-    where: { status: "queued", expires_at: { lte: now } },
-    data: { status: "suppressed", status_reason: reason, updated_at: now },
-  });
-  return count;
+  const [row] = await db.$queryRaw<{ count: number }[]>(Prisma.sql`
+    WITH changed AS (
+      UPDATE messages SET status = 'suppressed', status_reason = ${reason}, updated_at = ${now}
+      WHERE status = 'queued' AND expires_at <= ${now}
+      RETURNING id
+    )${outbox ? Prisma.sql`, entries AS (${outboxPerRowSql("changed", outbox)})` : Prisma.empty}
+    SELECT count(*)::int AS count FROM changed`);
+  return row?.count ?? 0;
 }
 
 export interface BumpedMessage {

@@ -1,0 +1,2 @@
+export * from "./inbox-items";
+export * from "./inbox-streams";

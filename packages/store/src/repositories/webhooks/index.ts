@@ -1,0 +1,4 @@
+export * from "./webhook-endpoints";
+export * from "./webhook-deliveries";
+export * from "./webhook-subjects";
+export * from "./webhook-privacy";
