@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   invalid_state: 409,
   gone: 410,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   unprocessable: 422,
   validation: 422,
   rate_limited: 429,

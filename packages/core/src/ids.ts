@@ -16,6 +16,11 @@ export const ID_PREFIX = {
   callback: "cbk",
   inbound: "inb",
   reviewLink: "rvl",
+  sessionGrant: "sgr",
+  inboxItem: "itm",
+  webhook: "whk",
+  webhookDelivery: "whd",
+  webhookEvent: "whe",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

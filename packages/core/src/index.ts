@@ -13,3 +13,7 @@ export * from "./hooks";
 export * from "./screening";
 export * from "./broadcasts";
 export * from "./operations";
+export * from "./permissions";
+export * from "./addresses";
+export * from "./inbox";
+export * from "./webhooks";

@@ -7,6 +7,7 @@ export const QUEUE_NAMES = [
   "digests",
   "screening",
   "callbacks",
+  "webhooks",
   "broadcasts",
   "scheduler",
 ] as const;

@@ -3,6 +3,7 @@ import {
   absoluteLinkUrl,
   deriveLinkToken,
   isLinkTokenShaped,
+  redactLinkTokens,
   linkTokenHash,
   messageLinkTokens,
   newLinkNonce,
@@ -70,4 +71,28 @@ it.each([
 it("builds the hosted paths", () => {
   expect(preferencesPath("T")).toBe("/preferences/T");
   expect(unsubscribePath("T")).toBe("/preferences/T/unsubscribe");
+});
+
+describe("redactLinkTokens", () => {
+  const token = deriveLinkToken("secret", "preferences", ["rcp_1"], "nonce");
+  it.each([
+    [`https://svc.example/preferences/${token}`, "https://svc.example/preferences/[token]"],
+    [
+      `https://svc.example/preferences/${token}/unsubscribe`,
+      "https://svc.example/preferences/[token]/unsubscribe",
+    ],
+    [`https://svc.example/review/${token}?x=1`, "https://svc.example/review/[token]?x=1"],
+    [`https://t.example/?t=${token}`, "https://t.example/?t=[token]"],
+    [`two /a/${token} /b/${token}`, "two /a/[token] /b/[token]"],
+  ])("hides the token in %s", (text, expected) => {
+    expect(redactLinkTokens(text)).toBe(expected);
+  });
+
+  it.each([
+    ["a word of 43 letters standing alone", "a".repeat(43)],
+    ["a longer path segment", `/x/${"a".repeat(44)}`],
+    ["a shorter one", `/x/${"a".repeat(42)}`],
+  ])("leaves %s alone", (_what, text) => {
+    expect(redactLinkTokens(text)).toBe(text);
+  });
 });

@@ -6,7 +6,7 @@ import { sha256Hex } from "./api-key-secret";
 // for lookup; the service recomputes the token from the stored nonce whenever it hands out a link,
 // and a new nonce kills the old token at once.
 
-export const LINK_TOKEN_PURPOSES = ["preferences", "unsubscribe", "tracking", "review"] as const;
+export const LINK_TOKEN_PURPOSES = ["preferences", "unsubscribe", "tracking", "review", "inbox"] as const;
 export type LinkTokenPurpose = (typeof LINK_TOKEN_PURPOSES)[number];
 
 /** 32 bytes in base64url without padding. */
@@ -31,6 +31,19 @@ export const linkTokenHash = (token: string): string => sha256Hex(token);
 export const newLinkNonce = (): string => randomBytes(32).toString("base64url");
 
 export const isLinkTokenShaped = (value: string): boolean => LINK_TOKEN_PATTERN.test(value);
+
+/** What a link token in a URL becomes where it must not be shown (the console provider's output). */
+export const REDACTED_TOKEN = "[token]";
+// A token as links carry it: a path segment or query value of exactly 43 base64url characters.
+const TOKEN_IN_URL = /(?<=[/=])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+
+/**
+ * `text` with every link token in a URL (`/preferences/<token>`, `/review/<token>`, ...) replaced
+ * by REDACTED_TOKEN, so no live preference, unsubscribe, review or tracking token survives in it.
+ */
+export function redactLinkTokens(text: string): string {
+  return text.replace(TOKEN_IN_URL, REDACTED_TOKEN);
+}
 
 export interface MessageLinkTokens {
   unsubscribe: string;

@@ -12,6 +12,7 @@ describe("describeOperationAccess", () => {
     ],
     [{ security: [{ bearerAuth: [] }] }, { requiresKey: true, scopes: [], agentKeysRefused: null }],
     [{ security: [] }, { requiresKey: false, scopes: [], agentKeysRefused: null }],
+    [{ security: [{ inboxToken: [] }] }, { requiresKey: false, scopes: [], agentKeysRefused: null }],
     [{}, { requiresKey: true, scopes: [], agentKeysRefused: null }], // the document's default
     [
       {

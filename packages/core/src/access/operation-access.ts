@@ -14,13 +14,20 @@ export interface OperationSecurity {
 }
 
 export interface OperationAccess {
-  /** False for `security: []` (probes, token-authenticated pages). */
+  /** False for `security: []` (probes, token-authenticated pages) and inbox-token operations. */
   requiresKey: boolean;
   /** Scopes listed for bearerAuth; any one of them is enough (alternative requirements). */
   scopes: string[];
   /** Why agent-bound keys are refused (`x-svc-agent-keys`), or null when they are not. */
   agentKeysRefused: string | null;
 }
+
+/** The security scheme of the in-app inbox's feed: an inbox token, never an API key (docs/inbox.md). */
+export const INBOX_TOKEN_SCHEME = "inboxToken";
+
+/** Whether the requirement asks for an inbox token (such operations take no API key). */
+export const usesInboxToken = (security: readonly SecurityRequirement[]): boolean =>
+  security.some((requirement) => Object.hasOwn(requirement, INBOX_TOKEN_SCHEME));
 
 /** The operation's own requirement, else the document's default. */
 export function describeOperationAccess(
@@ -29,7 +36,10 @@ export function describeOperationAccess(
 ): OperationAccess {
   const security = operation.security ?? documentSecurity;
   return {
-    requiresKey: security.length > 0 && security.every((requirement) => Object.keys(requirement).length > 0),
+    requiresKey:
+      security.length > 0 &&
+      security.every((requirement) => Object.keys(requirement).length > 0) &&
+      !usesInboxToken(security),
     scopes: [...new Set(security.flatMap((requirement) => requirement.bearerAuth ?? []))],
     agentKeysRefused:
       typeof operation["x-svc-agent-keys"] === "string" ? operation["x-svc-agent-keys"] : null,

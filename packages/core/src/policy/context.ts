@@ -76,6 +76,8 @@ export interface PolicyRecipient {
 export interface PolicyConfig {
   /** Names of configured channels (`channels.<name>`). */
   channels: readonly string[];
+  /** Configured channels whose provider is `inbox`: reachable without an address (channel-addresses.ts). */
+  inboxChannels: readonly string[];
   quietHours: DailyWindow;
   defaultTimezone: string;
   compliance: {

@@ -5,6 +5,7 @@ export * from "./rolling-window";
 export * from "./fatigue";
 export * from "./compliance";
 export * from "./texting-at-delivery";
+export * from "./channel-addresses";
 export type {
   ApprovalView,
   DraftPatch,

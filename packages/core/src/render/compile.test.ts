@@ -109,7 +109,7 @@ describe("renderSource errors", () => {
     [
       "{% set ns = namespace(s='ab') %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s | length }}",
       1,
-      "Invalid string length",
+      "render limit exceeded: ~ builds more than 10000000",
     ],
   ])("%j -> line %i: %s", (source, line, message) => {
     expect(renderSource(source, { data: { items: [1] } })).toEqual({ ok: false, error: { line, message } });

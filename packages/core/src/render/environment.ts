@@ -1,6 +1,6 @@
 import nunjucks from "nunjucks";
 import { callable, installJinjaLanguage, lookupMember, output, py, setUpJinjaEnvironment } from "./jinja";
-import { noteErrorLine, tick } from "./render-budget";
+import { chargeOutput, noteErrorLine, tick } from "./render-budget";
 
 // One Jinja2 setup of nunjucks for the process (docs/templates.md). nunjucks keeps its runtime,
 // parser and compiler as shared modules, so the patches below are installed once, before any
@@ -24,7 +24,9 @@ function installRuntimePatches(): void {
   };
   runtime.suppressValue = function suppressValue(value: unknown, autoescape: boolean) {
     tick();
-    return output(value, autoescape);
+    const text = output(value, autoescape);
+    chargeOutput(text.length);
+    return text;
   };
 
   const { callWrap, handleError, Frame } = runtime;

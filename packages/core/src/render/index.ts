@@ -11,6 +11,7 @@ export {
 export type { RenderedString, StringRenderOptions } from "./compile";
 export type { TemplateSourceError } from "./template-types";
 export { RENDER_TIME_LIMIT_MS, RENDER_MAX_ITEMS, RENDER_MAX_WIDTH } from "./render-budget";
+export { templateLanguageNames } from "./jinja";
 export * from "./render-template";
 export * from "./validate-template";
 export * from "./grouping-key";

@@ -30,6 +30,33 @@ export function fillLinkPlaceholders(
   });
 }
 
+/**
+ * The same for every string inside a JSON value (a message's `data`): a copy with the placeholders
+ * filled, or the value itself when nothing in it changed.
+ */
+export function fillLinkPlaceholdersIn<T>(
+  value: T,
+  urls: Partial<Record<LinkPlaceholderName, string | null>>,
+): T {
+  if (typeof value === "string") return fillLinkPlaceholders(value, urls) as T;
+  if (Array.isArray(value)) {
+    const filled = value.map((item: unknown) => fillLinkPlaceholdersIn(item, urls));
+    return (filled.some((item, i) => item !== value[i]) ? filled : value) as T;
+  }
+  if (value !== null && typeof value === "object") {
+    let changed = false;
+    const filled = Object.fromEntries(
+      Object.entries(value).map(([key, item]) => {
+        const next = fillLinkPlaceholdersIn(item as unknown, urls);
+        if (next !== item) changed = true;
+        return [key, next];
+      }),
+    );
+    return (changed ? filled : value) as T;
+  }
+  return value;
+}
+
 export function hasLinkPlaceholders(text: string): boolean {
   return new RegExp(PLACEHOLDER.source).test(text);
 }

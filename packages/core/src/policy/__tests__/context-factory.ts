@@ -34,6 +34,7 @@ export const NOW = new Date("2024-01-15T12:00:00Z");
 export function makeContext(o: ContextOverrides = {}): PolicyContext<TestContent> {
   const config: PolicyConfig = {
     channels: ["email", "sms", "push"],
+    inboxChannels: [],
     quietHours: { start: "22:00", end: "08:00" },
     defaultTimezone: "UTC",
     ...o.config,

@@ -138,6 +138,33 @@ describe("reachability", () => {
       NONE,
     ],
     ["no addresses", { recipient: { addresses: [] } }, NONE],
+    [
+      "an inbox channel needs no address",
+      {
+        message: { channels: ["in_app", "sms"] },
+        config: { channels: ["in_app", "sms"], inboxChannels: ["in_app"] },
+        recipient: { addresses: [] },
+      },
+      { kind: "change", patch: { channels: ["in_app"] } },
+    ],
+    [
+      "a muted inbox channel is dropped",
+      {
+        message: { channels: ["in_app", "email"] },
+        config: { channels: ["in_app", "email"], inboxChannels: ["in_app"] },
+        recipient: { mutedChannels: ["in_app"] },
+      },
+      { kind: "change", patch: { channels: ["email"] } },
+    ],
+    [
+      "an inbox channel that is not configured is dropped",
+      {
+        message: { channels: ["in_app"] },
+        config: { channels: ["email"], inboxChannels: [] },
+        recipient: { addresses: [] },
+      },
+      NONE,
+    ],
   ])("%s", async (_why, o, outcome) => {
     expect(await runStep(reachability, o)).toEqual(outcome);
   });

@@ -1,5 +1,6 @@
-// Keep planned channels that are configured, not muted, and have an enabled address (docs/policy.md,
-// "Order of the steps").
+// Keep planned channels that are configured, not muted, and have an address to send to: an enabled
+// address, or, on an inbox channel, the person themselves (docs/policy.md, "Order of the steps").
+import { channelAddresses } from "../channel-addresses";
 import { change, drop, pass, type PolicyStep } from "../context";
 import { REASON } from "../reasons";
 
@@ -11,7 +12,7 @@ export const reachability: PolicyStep = {
       (channel) =>
         config.channels.includes(channel) &&
         !recipient.mutedChannels.includes(channel) &&
-        recipient.addresses.some((address) => address.channel === channel && address.enabled),
+        channelAddresses(recipient.addresses, channel, config.inboxChannels).length > 0,
     );
     if (reachable.length === 0) return drop("suppressed", REASON.noReachableChannel);
     const unchanged = reachable.length === draft.channels.length;

@@ -7,6 +7,7 @@ import { STRING_FILTERS } from "./filters/string-filters";
 import { JINJA_TESTS } from "./filters/tests";
 import { JINJA_GLOBALS } from "./globals";
 import { installParserPatches, withExtension } from "./parser";
+import { STR_METHOD_NAMES } from "./str-methods";
 
 // Jinja2 3.1's language on nunjucks (docs/templates.md): its grammar, its operators and printing
 // of values, and its builtin filters, tests and globals in place of nunjucks' own.
@@ -17,6 +18,15 @@ export { jinjaNodes } from "./nodes";
 export { LEFT_OUT_FILTERS } from "./left-out";
 
 export const JINJA_FILTERS = { ...STRING_FILTERS, ...LIST_FILTERS, ...NUMBER_FILTERS, ...HTML_FILTERS };
+
+/** The names templates can use (filters, tests, str methods): the hostile-input corpus covers each. */
+export function templateLanguageNames(): { filters: string[]; tests: string[]; strMethods: string[] } {
+  return {
+    filters: Object.keys(JINJA_FILTERS),
+    tests: Object.keys(JINJA_TESTS),
+    strMethods: [...STR_METHOD_NAMES],
+  };
+}
 
 let installed = false;
 

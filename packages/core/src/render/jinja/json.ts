@@ -1,24 +1,29 @@
+import { tick } from "../render-budget";
 import { floatRepr, intStr } from "./print";
 import { isDict, isSafe, PyFloat, PyTypeError, typeName } from "./values";
 
 // Python's json.dumps(value, sort_keys=True, indent=indent) as Jinja2's `tojson` calls it:
 // ", " and ": " separators (or "," and newlines with an indent), ASCII only, floats as repr.
 
+// eslint-disable-next-line no-control-regex -- json.dumps escapes control characters
+const JSON_ESCAPED = /["\\\u0000-\u001f\u007f-\uffff]/g;
+const JSON_SHORT: Record<string, string> = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  "\b": "\\b",
+  "\f": "\\f",
+};
+
+/** A JSON string as json.dumps writes it (ASCII only), in one pass of a regular expression. */
 function quote(text: string): string {
-  let out = '"';
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const ch = text[i]!;
-    if (ch === '"' || ch === "\\") out += `\\${ch}`;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\b") out += "\\b";
-    else if (ch === "\f") out += "\\f";
-    else if (code < 0x20 || code > 0x7e) out += `\\u${code.toString(16).padStart(4, "0")}`;
-    else out += ch;
-  }
-  return `${out}"`;
+  const body = text.replace(
+    JSON_ESCAPED,
+    (ch) => JSON_SHORT[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  return `"${body}"`;
 }
 
 function number(x: number, isInteger: boolean): string {
@@ -35,6 +40,7 @@ export function pyJsonDumps(value: unknown, indent: number | null, depth = 0): s
   if (isSafe(value)) return quote(value.val);
   if (typeof value === "number") return number(value, Number.isInteger(value));
   if (value instanceof PyFloat) return number(value.value, false);
+  tick(); // one per container: a long list of objects is a loop
   const open = indent === null ? "" : `\n${" ".repeat(indent * (depth + 1))}`;
   const close = indent === null ? "" : `\n${" ".repeat(indent * depth)}`;
   const separator = indent === null ? ", " : `,${open}`;

@@ -109,7 +109,14 @@ const TUPLE_METHODS: Record<string, [string[], Method]> = {
 const LIST_METHODS: Record<string, [string[], Method]> = {
   ...TUPLE_METHODS,
   append: [["object"], (list: unknown[], [item]) => (list.push(item), null)],
-  extend: [["iterable"], (list: unknown[], [items]) => (list.push(...(items as unknown[])), null)],
+  extend: [
+    ["iterable"],
+    (list: unknown[], [items]) => {
+      // One push per item: spreading a long list into push() overflows the call stack.
+      for (const item of items as Iterable<unknown>) list.push(item);
+      return null;
+    },
+  ],
   insert: [["index", "object"], (list: unknown[], [at, item]) => (list.splice(Number(at), 0, item), null)],
   pop: [["index"], (list: unknown[], [at]) => popIndex(list, at)],
   remove: [["value"], (list: unknown[], [item]) => (list.splice(indexOf(list, item), 1), null)],

@@ -1,4 +1,4 @@
-import { checkSize, RENDER_MAX_REPEAT, RenderLimitError } from "../render-budget";
+import { checkBuilt, checkSize, RENDER_MAX_REPEAT, RenderLimitError } from "../render-budget";
 import { formatValue } from "./format";
 import { escapeHtml, pyStr } from "./print";
 import {
@@ -44,6 +44,7 @@ function operandError(op: string, a: unknown, b: unknown): Error {
 }
 
 function joinText(a: string | { val: string }, b: string | { val: string }): unknown {
+  checkBuilt("+", textLength(a) + textLength(b));
   if (typeof a === "string" && typeof b === "string") return a + b;
   // Markup + str escapes the str (and str + Markup too), as MarkupSafe does.
   const left = isSafe(a) ? a.val : escapeHtml(a as string);
@@ -56,8 +57,10 @@ export function add(a: unknown, b: unknown): unknown {
     return Number.isInteger(a) && Number.isInteger(b) ? a + b : pyFloat(a + b);
   if (isNumeric(a) && isNumeric(b)) return numeric(a, b, toNumber(a) + toNumber(b));
   if (isStr(a) && isStr(b)) return joinText(a, b);
-  if (Array.isArray(a) && Array.isArray(b) && a instanceof PyTuple === b instanceof PyTuple)
+  if (Array.isArray(a) && Array.isArray(b) && a instanceof PyTuple === b instanceof PyTuple) {
+    checkBuilt("+", a.length + b.length);
     return a instanceof PyTuple ? pyTuple([...a, ...b]) : [...a, ...b];
+  }
   throw operandError("+", a, b);
 }
 
@@ -83,7 +86,7 @@ function repeat(sequence: unknown, times: number): unknown {
   if (isSafe(sequence)) return new SafeString(sequence.val.repeat(count));
   const items = sequence as unknown[];
   const out: unknown[] = [];
-  for (let i = 0; i < count; i++) out.push(...items);
+  for (let i = 0; i < count; i++) for (const item of items) out.push(item);
   return sequence instanceof PyTuple ? pyTuple(out) : out;
 }
 
@@ -180,9 +183,18 @@ export function concat(a: unknown, b: unknown, autoescape: boolean): unknown {
   if (autoescape && (isSafe(a) || isSafe(b))) {
     const left = isSafe(a) ? a.val : escapeHtml(pyStr(a));
     const right = isSafe(b) ? b.val : escapeHtml(pyStr(b));
+    checkBuilt("~", left.length + right.length);
     return new SafeString(left + right);
   }
-  return pyStr(a) + pyStr(b);
+  const left = pyStr(a);
+  const right = pyStr(b);
+  // Checked before joining: repeated `s ~ s` doubles a rope that costs nothing until printed.
+  checkBuilt("~", left.length + right.length);
+  return left + right;
+}
+
+function textLength(text: string | { val: string }): number {
+  return typeof text === "string" ? text.length : text.val.length;
 }
 
 /** Python's `==`: by value for numbers (1 == 1.0 == True), strings, lists, tuples and dicts. */

@@ -1,3 +1,4 @@
+import { checkDeadline, tick } from "../render-budget";
 import { pyRepr, strRepr } from "./print";
 import { pySplitLines } from "./str-methods";
 import { isDict, PyTuple } from "./values";
@@ -60,6 +61,7 @@ function formatString(text: string, out: string[], indent: number, allowance: nu
   }
   const chunks: string[] = [];
   lines.forEach((line, i) => {
+    tick();
     const last = i === lines.length - 1;
     const rep = strRepr(line);
     if (len(rep) <= WIDTH - indent - (last ? allowance : 0)) {
@@ -69,6 +71,7 @@ function formatString(text: string, out: string[], indent: number, allowance: nu
     const parts = line.match(/\S*\s*/g)!.filter((part) => part);
     let current = "";
     parts.forEach((part, j) => {
+      tick();
       const candidate = current + part;
       const room = WIDTH - indent - (j === parts.length - 1 && last ? allowance : 0);
       if (len(strRepr(candidate)) > room) {
@@ -90,6 +93,9 @@ function formatString(text: string, out: string[], indent: number, allowance: nu
 
 function format(value: unknown, out: string[], indent: number, allowance: number, level: number): void {
   const rep = safeRepr(value);
+  // Each level reprints what it holds (Python's pprint does too): deep values cost depth × size.
+  if (rep.length > 4096) checkDeadline();
+  else tick();
   if (len(rep) <= WIDTH - indent - allowance) {
     out.push(rep);
     return;

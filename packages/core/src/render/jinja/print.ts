@@ -1,3 +1,4 @@
+import { tick } from "../render-budget";
 import { isDict, isSafe, PyDictView, PyFloat, PyRange, PyTuple } from "./values";
 
 // Python's str() and repr() for template values: `{{ x }}` prints str(x), and containers print
@@ -45,17 +46,26 @@ export function pyRepr(value: unknown): string {
     return `range(${value.start}, ${value.stop}${step})`;
   }
   if (value instanceof PyTuple) {
-    return value.length === 1 ? `(${pyRepr(value[0])},)` : `(${value.map(pyRepr).join(", ")})`;
+    return value.length === 1 ? `(${pyRepr(value[0])},)` : `(${value.map(itemRepr).join(", ")})`;
   }
-  if (value instanceof PyDictView) return `${value.kind}([${value.map(pyRepr).join(", ")}])`;
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
+  if (value instanceof PyDictView) return `${value.kind}([${value.map(itemRepr).join(", ")}])`;
+  if (Array.isArray(value)) return `[${value.map(itemRepr).join(", ")}]`;
   if (isDict(value)) {
     const items: string[] = [];
-    for (const key of Object.keys(value)) items.push(`${strRepr(key)}: ${pyRepr(value[key])}`);
+    for (const key of Object.keys(value)) {
+      tick();
+      items.push(`${strRepr(key)}: ${pyRepr(value[key])}`);
+    }
     return `{${items.join(", ")}}`;
   }
   if (isPrintable(value)) return value.pyRepr();
   return `<${value.constructor?.name ?? "object"} object>`;
+}
+
+/** An item of a container: printing a long list is a loop, and every item ticks the budget. */
+function itemRepr(value: unknown): string {
+  tick();
+  return pyRepr(value);
 }
 
 /** Python prints every digit of an int; JS would switch to `1e+21`. */
@@ -86,22 +96,19 @@ export function floatRepr(x: number): string {
 }
 
 // Python's str.isprintable(): separators (other than the space) and control, format, private-use
-// and unassigned characters are escaped in repr.
-const NOT_PRINTABLE = /[\p{C}\p{Z}]/u;
+// and unassigned characters are escaped in repr; so are the quote and the backslash. One pass of
+// a regular expression: a loop over every character of a long text costs far more.
+const ESCAPED_IN_SINGLE = /['\\]|(?! )[\p{C}\p{Z}]/gu;
+const ESCAPED_IN_DOUBLE = /["\\]|(?! )[\p{C}\p{Z}]/gu;
+const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /** repr(str): single quotes unless the text has a ' and no ", escapes as Python writes them. */
 export function strRepr(text: string): string {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of text) {
-    if (ch === quote || ch === "\\") out += `\\${ch}`;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (ch !== " " && NOT_PRINTABLE.test(ch)) out += escapeCodePoint(ch.codePointAt(0)!);
-    else out += ch;
-  }
-  return out + quote;
+  const body = text.replace(quote === "'" ? ESCAPED_IN_SINGLE : ESCAPED_IN_DOUBLE, (ch) =>
+    ch === quote || ch === "\\" ? `\\${ch}` : (SHORT_ESCAPES[ch] ?? escapeCodePoint(ch.codePointAt(0)!)),
+  );
+  return quote + body + quote;
 }
 
 function escapeCodePoint(code: number): string {

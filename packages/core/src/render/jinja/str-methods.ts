@@ -1,4 +1,4 @@
-import { checkSize } from "../render-budget";
+import { checkBuilt, checkSize, tick } from "../render-budget";
 import { bindArgs, splitArgs } from "./call-args";
 import { strFormat } from "./format";
 import { pyStr } from "./print";
@@ -10,7 +10,7 @@ import { isStr, PyTuple, pyTuple, PyTypeError, PyValueError, truthy, typeName } 
 export const PY_SPACE =
   "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const LEADING_SPACE = new RegExp(`^[${PY_SPACE}]+`);
-const TRAILING_SPACE = new RegExp(`[${PY_SPACE}]+$`);
+const SPACE_CHAR = new RegExp(`^[${PY_SPACE}]$`);
 const SPACE_RUNS = new RegExp(`[${PY_SPACE}]+`);
 /** Where Python's str.splitlines() breaks lines. */
 const LINE_BREAK_CHARS = "\\n\\r\\v\\f\\x1c-\\x1e\\x85\\u2028\\u2029";
@@ -32,6 +32,7 @@ export function pySplitLines(self: string, keepEnds = false): string[] {
   const out: string[] = [];
   let rest = self;
   for (let m = LINE_BREAKS.exec(rest); m; m = LINE_BREAKS.exec(rest)) {
+    tick();
     out.push(rest.slice(0, m.index + (keepEnds ? m[0].length : 0)));
     rest = rest.slice(m.index + m[0].length);
   }
@@ -39,18 +40,44 @@ export function pySplitLines(self: string, keepEnds = false): string[] {
   return out;
 }
 
+/**
+ * `self` without the characters at its end that `strip` says to drop, read backwards: a pattern
+ * such as `[ ]+$` retries from every start of a long run that does not reach the end (quadratic).
+ */
+export function withoutTrailing(self: string, strip: (char: string) => boolean): string {
+  let end = self.length;
+  while (end > 0) {
+    const low = self.charCodeAt(end - 1);
+    const pair =
+      end > 1 &&
+      low >= 0xdc00 &&
+      low <= 0xdfff &&
+      self.charCodeAt(end - 2) >= 0xd800 &&
+      self.charCodeAt(end - 2) <= 0xdbff;
+    const size = pair ? 2 : 1;
+    if (!strip(self.slice(end - size, end))) break;
+    end -= size;
+  }
+  return end === self.length ? self : self.slice(0, end);
+}
+
+export const isPySpace = (char: string): boolean => SPACE_CHAR.test(char);
+
 export function pyStrip(self: string, chars: unknown, leading: boolean, trailing: boolean): string {
   if (chars === undefined || chars === null) {
     let out = self;
     if (leading) out = out.replace(LEADING_SPACE, "");
-    if (trailing) out = out.replace(TRAILING_SPACE, "");
+    if (trailing) out = withoutTrailing(out, isPySpace);
     return out;
   }
   const set = escapeRegExp(text(chars, "strip arg"));
   if (!set) return self;
   let out = self;
   if (leading) out = out.replace(new RegExp(`^[${set}]+`, "u"), "");
-  if (trailing) out = out.replace(new RegExp(`[${set}]+$`, "u"), "");
+  if (trailing) {
+    const members = new Set(pyStr(chars));
+    out = withoutTrailing(out, (char) => members.has(char));
+  }
   return out;
 }
 
@@ -100,27 +127,48 @@ export function pyCenter(self: string, width: number, fill = " "): string {
   return fill.repeat(left) + self + fill.repeat(margin - left);
 }
 
-function pyReplace(self: string, old: string, replacement: string, count: number): string {
+/** parts.join(separator), after checking what it would build (a long separator multiplies). */
+export function joinChecked(parts: string[], separator: string): string {
+  let size = Math.max(0, parts.length - 1) * separator.length;
+  for (const part of parts) size += part.length;
+  checkBuilt("join()", size);
+  return parts.join(separator);
+}
+
+/** Python's str.replace; what it would build is checked before it is built. */
+export function pyReplace(self: string, old: string, replacement: string, count: number): string {
   if (count < 0) {
-    if (old === "") return replacement + [...self].join(replacement) + replacement;
-    return self.split(old).join(replacement);
+    if (old === "") {
+      const chars = [...self];
+      checkBuilt("replace()", self.length + (chars.length + 1) * replacement.length);
+      return replacement + chars.join(replacement) + replacement;
+    }
+    const parts = self.split(old);
+    checkBuilt("replace()", self.length + (parts.length - 1) * (replacement.length - old.length));
+    return parts.join(replacement);
+  }
+  if (old === "") {
+    // Python inserts before each of the first `count` characters (and at the end when count allows).
+    const chars = [...self];
+    const inserts = Math.min(count, chars.length + 1);
+    checkBuilt("replace()", self.length + inserts * replacement.length);
+    let out = "";
+    for (let i = 0; i < inserts; i++) {
+      tick();
+      out += replacement + (chars[i] ?? "");
+    }
+    return out + chars.slice(inserts).join("");
   }
   let out = "";
-  let rest = self;
+  let from = 0;
   for (let done = 0; done < count; done++) {
-    if (old === "") {
-      if (done > 0 && !rest) break;
-      const [first = "", ...others] = [...rest];
-      out += replacement + first;
-      rest = others.join("");
-      continue;
-    }
-    const at = rest.indexOf(old);
+    const at = self.indexOf(old, from);
     if (at === -1) break;
-    out += rest.slice(0, at) + replacement;
-    rest = rest.slice(at + old.length);
+    out += self.slice(from, at) + replacement;
+    from = at + old.length;
+    if ((done & 1023) === 1023) checkBuilt("replace()", out.length);
   }
-  return out + rest;
+  return from === 0 ? self : out + self.slice(from);
 }
 
 function padWidth(width: unknown, self: string): number {
@@ -146,7 +194,10 @@ const isCased = (self: string) => /[\p{Lu}\p{Ll}\p{Lt}]/u.test(self);
 
 /** Python's str.title(): a letter after a non-letter is upper-cased, the rest lower-cased. */
 export function pyTitle(self: string): string {
-  return self.replace(/\p{L}+/gu, (word) => word.charAt(0).toUpperCase() + word.slice(1).toLowerCase());
+  return self.replace(/\p{L}+/gu, (word) => {
+    tick();
+    return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
+  });
 }
 
 export function pyCapitalize(self: string): string {
@@ -173,13 +224,14 @@ const methods: Record<string, [string[], StrMethod]> = {
   join: [
     ["iterable"],
     (s, [items]) =>
-      (Array.isArray(items) ? items : [...text(items, "join arg")])
-        .map((item, i) => {
+      joinChecked(
+        (Array.isArray(items) ? items : [...text(items, "join arg")]).map((item, i) => {
           if (!isStr(item))
             throw new PyTypeError(`sequence item ${i}: expected str instance, ${typeName(item)} found`);
           return pyStr(item);
-        })
-        .join(s),
+        }),
+        s,
+      ),
   ],
   replace: [
     ["old", "new", "count"],
@@ -254,6 +306,9 @@ const methods: Record<string, [string[], StrMethod]> = {
   isupper: [[], (s) => isCased(s) && !/[\p{Ll}\p{Lt}]/u.test(s)],
   istitle: [[], (s) => isCased(s) && pyTitle(s) === s],
 };
+
+/** Every str method a template can call, `format` included. */
+export const STR_METHOD_NAMES: readonly string[] = ["format", ...Object.keys(methods)];
 
 function find(s: string, sub: unknown, start: unknown, end: unknown, fromRight: boolean): number {
   const [from, to] = range(s, start, end);

@@ -1,3 +1,4 @@
+import { tick } from "../../render-budget";
 import { bindArgs } from "../call-args";
 import { lookupMember } from "../members";
 import { order } from "../operators";
@@ -37,6 +38,8 @@ export function attrGetter(
         ? attribute.split(".").map((part) => (/^\d+$/.test(part) ? Number(part) : part))
         : [attribute];
   return (item) => {
+    // Called once per item by the filters that walk a sequence (sort, groupby, unique, map, ...).
+    tick();
     let value = item;
     for (const part of parts) {
       value = lookupMember(value, part);
@@ -61,8 +64,15 @@ export function ignoreCase(value: unknown): unknown {
 
 /** Python's sorted(items, key=key, reverse=reverse): stable, and failing on mixed types. */
 export function pySorted<T>(items: readonly T[], key: (item: T) => unknown, reverse: boolean): T[] {
-  const keyed = items.map((item) => ({ item, key: key(item) }));
-  keyed.sort((a, b) => (reverse ? order("<", b.key, a.key) : order("<", a.key, b.key)) || 0);
+  const keyed = items.map((item) => {
+    tick();
+    return { item, key: key(item) };
+  });
+  // A comparison of long values costs more than a template step: every one ticks the budget.
+  keyed.sort((a, b) => {
+    tick();
+    return (reverse ? order("<", b.key, a.key) : order("<", a.key, b.key)) || 0;
+  });
   return keyed.map((entry) => entry.item);
 }
 

@@ -1,4 +1,4 @@
-import { checkSize } from "../../render-budget";
+import { checkSize, tick } from "../../render-budget";
 import { unescapeHtml } from "../html-entities";
 import { pyJsonDumps } from "../json";
 import { pformat } from "../pprint";
@@ -30,6 +30,20 @@ const HTTP = new RegExp(
 );
 const EMAIL = new RegExp(`^\\S+@[${WORD}][${WORD}.-]*\\.[${WORD}]+$`, "u");
 
+/**
+ * Length of the run of `)`, `>`, `.`, `,`, newlines and `&gt;` ending `text` (Jinja2's
+ * `([)>.,\n]|&gt;)+$`), read backwards: the regular expression retries from every start of a
+ * long run that does not reach the end, which is quadratic.
+ */
+function trailingPunctuation(text: string): number {
+  let end = text.length;
+  for (;;) {
+    if (end >= 4 && text.startsWith("&gt;", end - 4)) end -= 4;
+    else if (end > 0 && ")>.,\n".includes(text[end - 1]!)) end -= 1;
+    else return text.length - end;
+  }
+}
+
 function countOf(text: string, part: string): number {
   return text.split(part).length - 1;
 }
@@ -56,6 +70,7 @@ function urlize(
       : url;
   const words = escapeHtml(pyStr(value)).split(WORDS);
   const out = words.map((word) => {
+    tick();
     let head = "";
     let middle = word;
     let tail = "";
@@ -64,12 +79,10 @@ function urlize(
       head = lead[0];
       middle = middle.slice(head.length);
     }
-    if ([")", ">", ".", ",", "\n", "&gt;"].some((end) => middle.endsWith(end))) {
-      const trail = /([)>.,\n]|&gt;)+$/.exec(middle);
-      if (trail) {
-        tail = trail[0];
-        middle = middle.slice(0, trail.index);
-      }
+    const trail = trailingPunctuation(middle);
+    if (trail > 0) {
+      tail = middle.slice(middle.length - trail);
+      middle = middle.slice(0, middle.length - trail);
     }
     for (const [start, end] of [
       ["(", ")"],
@@ -78,7 +91,9 @@ function urlize(
     ] as const) {
       const starts = countOf(middle, start);
       if (starts <= countOf(middle, end)) continue;
-      for (let i = 0; i < Math.min(starts, countOf(tail, end)); i++) {
+      // Counted once, as Jinja2's range(min(...)) does.
+      const moves = Math.min(starts, countOf(tail, end));
+      for (let i = 0; i < moves; i++) {
         const endIndex = tail.indexOf(end) + end.length;
         middle += tail.slice(0, endIndex);
         tail = tail.slice(endIndex);
@@ -104,19 +119,21 @@ function urlize(
   return this.env.opts.autoescape ? new SafeString(text) : text;
 }
 
-const UNRESERVED = /[A-Za-z0-9_.~-]/;
+const LONE_SURROGATE = /[\uD800-\uDFFF]/gu;
+/** What encodeURIComponent keeps that urllib.parse.quote escapes. */
+const KEPT_BY_ENCODE_URI = /[!'()*]/g;
 
-/** urllib.parse.quote: UTF-8, upper-case hex; "/" kept unless quoting for a query string. */
+/**
+ * urllib.parse.quote: UTF-8, upper-case hex; "/" kept unless quoting for a query string (then a
+ * space is "+"). encodeURIComponent does the work (a lone surrogate first becomes U+FFFD, as
+ * UTF-8 encoding it does), then the few characters it keeps and Python does not are escaped.
+ */
 function urlQuote(value: unknown, forQuery: boolean): string {
-  let out = "";
-  for (const ch of pyStr(value)) {
-    if (UNRESERVED.test(ch) || (!forQuery && ch === "/")) out += ch;
-    else if (forQuery && ch === " ") out += "+";
-    else
-      for (const byte of Buffer.from(ch, "utf8"))
-        out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-  }
-  return out;
+  const quoted = encodeURIComponent(pyStr(value).replace(LONE_SURROGATE, "\uFFFD")).replace(
+    KEPT_BY_ENCODE_URI,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return forQuery ? quoted.replace(/%20/g, "+") : quoted.replace(/%2F/g, "/");
 }
 
 function urlencode(value: unknown): string {
@@ -143,10 +160,28 @@ function xmlattr(this: FilterContext, value: unknown, autospace: unknown = true)
   return this.env.opts.autoescape ? new SafeString(text) : text;
 }
 
+/**
+ * Every `open`…`close` span removed, as the regular expression `open.*?close` (DOTALL) would remove
+ * them, in one pass: that expression tries every `open` without a later `close` against the whole
+ * rest of the text, which is quadratic (260,000 `<` stalled the process for seconds).
+ */
+export function removeSpans(text: string, open: string, close: string): string {
+  let out = "";
+  let from = 0;
+  for (;;) {
+    const start = text.indexOf(open, from);
+    if (start === -1) break;
+    const end = text.indexOf(close, start + open.length);
+    // No `close` after this `open` means none after any later `open` either.
+    if (end === -1) break;
+    out += text.slice(from, start);
+    from = end + close.length;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
 function striptags(value: unknown): string {
-  const text = (isSafe(value) ? value.val : pyStr(value))
-    .replace(/<!--[\s\S]*?-->/g, "")
-    .replace(/<[\s\S]*?>/g, "")
+  const text = removeSpans(removeSpans(isSafe(value) ? value.val : pyStr(value), "<!--", "-->"), "<", ">")
     .split(WORDS)
     .filter((part, i) => i % 2 === 0 && part)
     .join(" ");

@@ -1,8 +1,9 @@
-import { checkSize } from "../../render-budget";
+import { checkSize, tick } from "../../render-budget";
 import { splitArgs } from "../call-args";
 import { iterate } from "../iterate";
 import { add, eq, order } from "../operators";
 import { escapeHtml, pyRepr, pyStr } from "../print";
+import { joinChecked } from "../str-methods";
 import {
   GroupTuple,
   isDict,
@@ -84,7 +85,10 @@ function selectOrReject(keep: boolean, byAttribute: boolean): Filter {
       testName === undefined
         ? truthy
         : (item: unknown) => this.env.getTest(String(testName)).call(this, item, ...testArgs);
-    return iterate(value).filter((item) => test(pick(item)) === keep);
+    return iterate(value).filter((item) => {
+      tick();
+      return test(pick(item)) === keep;
+    });
   };
 }
 
@@ -101,16 +105,19 @@ function map(this: FilterContext, value: unknown, ...args: unknown[]) {
   const [name, ...filterArgs] = positional;
   if (Object.keys(keywords).length) filterArgs.push({ ...keywords, __keywords: true });
   const apply = this.env.getFilter(String(name));
-  return iterate(value).map((item) => apply.call(this, item, ...filterArgs));
+  return iterate(value).map((item) => {
+    tick();
+    return apply.call(this, item, ...filterArgs);
+  });
 }
 
 function join(this: FilterContext, value: unknown, separator: unknown = "", attribute: unknown = null) {
   let items = iterate(value);
   if (attribute !== null && attribute !== undefined) items = items.map(attrGetter(attribute));
-  if (!this.env.opts.autoescape || isSafe(separator)) return items.map(pyStr).join(pyStr(separator));
-  if (!items.some(isSafe)) return items.map(pyStr).join(pyStr(separator));
+  if (!this.env.opts.autoescape || isSafe(separator) || !items.some(isSafe))
+    return joinChecked(items.map(pyStr), pyStr(separator));
   const escaped = (part: unknown) => (isSafe(part) ? part.val : escapeHtml(pyStr(part)));
-  return new SafeString(items.map(escaped).join(escaped(separator)));
+  return new SafeString(joinChecked(items.map(escaped), escaped(separator)));
 }
 
 function groupby(
@@ -136,7 +143,11 @@ function sum(value: unknown, attribute: unknown = null, start: unknown = 0) {
   if (isStr(start)) throw new PyTypeError("sum() can't sum strings [use ''.join(seq) instead]");
   let items = iterate(value);
   if (attribute !== null && attribute !== undefined) items = items.map(attrGetter(attribute));
-  return items.reduce<unknown>((total, item) => add(total, item), start);
+  // Adding lists copies them, so a long sum of lists is quadratic (in Python too): every step ticks.
+  return items.reduce<unknown>((total, item) => {
+    tick();
+    return add(total, item);
+  }, start);
 }
 
 export const LIST_FILTERS: Record<string, Filter> = {
@@ -146,6 +157,7 @@ export const LIST_FILTERS: Record<string, Filter> = {
     const rows: unknown[][] = [];
     let row: unknown[] = [];
     for (const item of iterate(value)) {
+      tick();
       if (row.length === size) {
         rows.push(row);
         row = [];
@@ -167,6 +179,7 @@ export const LIST_FILTERS: Record<string, Filter> = {
     const out: unknown[][] = [];
     let offset = 0;
     for (let n = 0; n < count; n++) {
+      tick();
       const start = offset + n * perSlice;
       if (n < withExtra) offset += 1;
       const part = items.slice(start, offset + (n + 1) * perSlice);

@@ -2,7 +2,7 @@ import { checkSize } from "../../render-budget";
 import { formatFixed, roundHalfEven } from "../number-format";
 import { UndefinedError } from "../operators";
 import { pyStr } from "../print";
-import { PY_SPACE } from "../str-methods";
+import { pyStrip } from "../str-methods";
 import {
   isFloat,
   isNumeric,
@@ -19,14 +19,13 @@ import { filter, type Filter } from "./helpers";
 
 // Jinja2's number filters and `default` (filters.py), with Python's int() and float() parsing.
 
-const SPACE = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 const DIGITS = "\\d(?:_?\\d)*";
 const FLOAT_TEXT = new RegExp(`^[+-]?(?:(?:${DIGITS})?\\.${DIGITS}|${DIGITS}\\.?)(?:[eE][+-]?${DIGITS})?$`);
 const SPECIAL_FLOAT = /^[+-]?(inf|infinity|nan)$/i;
 
 /** Python's float(text); null when it would raise ValueError. */
 function parseFloatText(text: string): number | null {
-  const trimmed = text.replace(SPACE, "");
+  const trimmed = pyStrip(text, null, true, true);
   if (SPECIAL_FLOAT.test(trimmed)) {
     const negative = trimmed.startsWith("-");
     if (/nan/i.test(trimmed)) return NaN;
@@ -39,7 +38,7 @@ const INT_PREFIXES: Record<string, number> = { "0x": 16, "0o": 8, "0b": 2 };
 
 /** Python's int(text, base); null when it would raise ValueError. */
 function parseIntText(text: string, base: number): number | null {
-  let body = text.replace(SPACE, "");
+  let body = pyStrip(text, null, true, true);
   const negative = body.startsWith("-");
   if (/^[+-]/.test(body)) body = body.slice(1);
   const prefix = body.slice(0, 2).toLowerCase();

@@ -1,10 +1,10 @@
-import { checkSize } from "../../render-budget";
+import { checkBuilt, checkSize, tick } from "../../render-budget";
 import { splitArgs } from "../call-args";
 import { formatValue } from "../format";
 import { pyLen } from "../iterate";
 import { UndefinedError } from "../operators";
 import { escapeHtml, pyStr } from "../print";
-import { pyCapitalize, pyCenter, pySplitLines, pyStrip } from "../str-methods";
+import { pyCapitalize, pyCenter, pyReplace, pySplitLines, pyStrip } from "../str-methods";
 import { wrapText } from "../textwrap";
 import { isSafe, PyTypeError, pyTuple, PyValueError, SafeString, truthy } from "../values";
 import { filter, type Filter, type FilterContext } from "./helpers";
@@ -47,7 +47,9 @@ function definedText(value: unknown, name: string): string {
 function indent(value: unknown, width: unknown = 4, first: unknown = false, blank: unknown = false) {
   if (typeof width === "number") checkSize("indent() size", width);
   const indention = typeof width === "string" ? width : " ".repeat(Math.max(0, Number(width)));
-  const lines = pySplitLines(`${definedText(value, "indent")}\n`);
+  const text = `${definedText(value, "indent")}\n`;
+  const lines = pySplitLines(text);
+  checkBuilt("indent()", text.length + (lines.length + 1) * indention.length);
   let out: string;
   if (truthy(blank)) {
     out = lines.join(`\n${indention}`);
@@ -62,18 +64,7 @@ function indent(value: unknown, width: unknown = 4, first: unknown = false, blan
 
 function replace(this: FilterContext, value: unknown, old: unknown, replacement: unknown, count: unknown) {
   const limit = count === undefined || count === null ? -1 : Number(count);
-  const apply = (text: string, from: string, to: string) => {
-    if (limit < 0) return from === "" ? to + [...text].join(to) + to : text.split(from).join(to);
-    let out = "";
-    let rest = text;
-    for (let done = 0; done < limit; done++) {
-      const at = rest.indexOf(from);
-      if (at === -1 || from === "") break;
-      out += rest.slice(0, at) + to;
-      rest = rest.slice(at + from.length);
-    }
-    return out + rest;
-  };
+  const apply = (text: string, from: string, to: string) => pyReplace(text, from, to, limit);
   if (!this.env.opts.autoescape) return apply(pyStr(value), pyStr(old), pyStr(replacement));
   const escaped = (part: unknown) => (isSafe(part) ? part.val : escapeHtml(pyStr(part)));
   if (isSafe(value) || isSafe(old) || isSafe(replacement)) {
@@ -120,9 +111,15 @@ export const STRING_FILTERS: Record<string, Filter> = {
     ["width", "break_long_words", "wrapstring", "break_on_hyphens"],
     (value, width = 79, breakLong = true, wrapstring = "\n", breakHyphens = true) => {
       const separator = pyStr(wrapstring ?? "\n");
-      return pySplitLines(definedText(value, "wordwrap"))
-        .map((line) => wrapText(line, Number(width), truthy(breakLong), truthy(breakHyphens)).join(separator))
-        .join(separator);
+      // Jinja2: wrapstring.join(wrapstring.join(wrap(line)) for line in s.splitlines()).
+      const wrapped = pySplitLines(definedText(value, "wordwrap")).map((line) => {
+        tick();
+        return wrapText(line, Number(width), truthy(breakLong), truthy(breakHyphens));
+      });
+      let size = 0;
+      for (const lines of wrapped) for (const line of lines) size += line.length + separator.length;
+      checkBuilt("wordwrap()", size + wrapped.length * separator.length);
+      return wrapped.map((lines) => lines.join(separator)).join(separator);
     },
   ),
   length: (value) => pyLen(value),

@@ -1,0 +1,1 @@
+export { addressProblem, isEmailMailbox, type AddressKind, type AddressRuleOptions } from "./address-rules";

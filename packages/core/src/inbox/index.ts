@@ -1,0 +1,2 @@
+export * from "./item-actions";
+export * from "./stream-position";
