@@ -3,7 +3,17 @@
 import { z } from "zod";
 import { looksLikeSecretKey, secretKeyMessage } from "./secret-keys";
 
-export const PROVIDERS = ["console", "webhook", "smtp", "twilio", "webpush", "fcm", "apns", "slack"] as const;
+export const PROVIDERS = [
+  "console",
+  "webhook",
+  "smtp",
+  "twilio",
+  "webpush",
+  "fcm",
+  "apns",
+  "slack",
+  "inbox",
+] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 // Same form as the keys of admin resources (docs/configuration.md, "channels").
@@ -58,6 +68,18 @@ export const channelSchema = z
         message: `required: one of ${PROVIDERS.join(", ")} (or a providers list for failover)`,
       });
     }
+    // The in-app inbox stores items in svc's own database: nothing to fail over to or from.
+    if (
+      channel.providers !== undefined &&
+      channel.providers.length > 1 &&
+      channel.providers.includes("inbox")
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["providers"],
+        message: "inbox cannot be part of a failover list",
+      });
+    }
     const seen = new Set<string>();
     channel.providers?.forEach((provider, index) => {
       if (seen.has(provider)) {
@@ -87,4 +109,19 @@ export const channelsSchema = z
 /** The providers a channel tries, in order (a single `provider` is a list of one). */
 export function channelProviders(channel: ChannelConfig): ProviderName[] {
   return channel.providers ?? (channel.provider ? [channel.provider] : []);
+}
+
+/**
+ * Whether a channel is an in-app inbox (`provider: inbox`): every person is reachable on it without
+ * an address (docs/inbox.md "The channel").
+ */
+export function isInboxChannel(channel: ChannelConfig): boolean {
+  return channelProviders(channel).includes("inbox");
+}
+
+/** Names of the configured inbox channels. */
+export function inboxChannelNames(channels: Record<string, ChannelConfig>): string[] {
+  return Object.entries(channels)
+    .filter(([, channel]) => isInboxChannel(channel))
+    .map(([name]) => name);
 }

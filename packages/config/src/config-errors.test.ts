@@ -77,6 +77,26 @@ describe("invalid environment values name the key and the variable", () => {
     ],
     [{ REDIS_URL: "127.0.0.1:6379" }, "redis.url: expected a redis:// or rediss:// URL (set by REDIS_URL)"],
     [
+      { SVC__REDIS__PREFIX: "svc{1}" },
+      "redis.prefix: expected a non-empty prefix without spaces or braces (set by SVC__REDIS__PREFIX)",
+    ],
+    [
+      { REDIS_CLUSTER_NODES: "127.0.0.1:7000" },
+      "redis.cluster.nodes.0: expected a redis:// or rediss:// URL (set by REDIS_CLUSTER_NODES)",
+    ],
+    [
+      { REDIS_CLUSTER_NODES: "redis://a:7000", SVC__REDIS__SENTINEL: "{name: m, nodes: [redis://s:26379]}" },
+      "redis.sentinel: set either redis.cluster or redis.sentinel, not both (set by SVC__REDIS__SENTINEL)",
+    ],
+    [
+      { SVC__DATABASE__POOL_MODE: "transaction" },
+      "database.direct_url: required when database.pool_mode is transaction and auto_migrate is on: migrations need a session of their own (set by SVC__DATABASE__POOL_MODE)",
+    ],
+    [
+      { SVC__DATABASE__POOL_MODE: "statement" },
+      'database.pool_mode: expected one of "session", "transaction", received "statement" (set by SVC__DATABASE__POOL_MODE)',
+    ],
+    [
       { SVC__API__PUBLIC_URL: "svc.example.com" },
       "api.public_url: expected a http:// or https:// URL (set by SVC__API__PUBLIC_URL)",
     ],
@@ -102,11 +122,11 @@ describe("invalid environment values name the key and the variable", () => {
     ],
     [
       { SVC__CHANNELS__HOOK__URL: "https://example.com/hook" },
-      "channels.hook.provider: required: one of console, webhook, smtp, twilio, webpush, fcm, apns, slack (or a providers list for failover) (set by SVC__CHANNELS__HOOK__URL)",
+      "channels.hook.provider: required: one of console, webhook, smtp, twilio, webpush, fcm, apns, slack, inbox (or a providers list for failover) (set by SVC__CHANNELS__HOOK__URL)",
     ],
     [
       { SVC__CHANNELS__HOOK__PROVIDER: "pigeon" },
-      'channels.hook.provider: expected one of "console", "webhook", "smtp", "twilio", "webpush", "fcm", "apns", "slack", received "pigeon" (set by SVC__CHANNELS__HOOK__PROVIDER)',
+      'channels.hook.provider: expected one of "console", "webhook", "smtp", "twilio", "webpush", "fcm", "apns", "slack", "inbox", received "pigeon" (set by SVC__CHANNELS__HOOK__PROVIDER)',
     ],
     [
       { SVC__CHANNELS__HOOK__PROVIDER: "webhook", SVC__CHANNELS__HOOK__SECRET_ENV: "not a name" },
@@ -177,7 +197,7 @@ describe("invalid file values name the key and the file", () => {
       { path: "api.hots", message: "unknown key", source: `in ${cwd}/svc.yaml` },
       {
         path: "redis.prefix",
-        message: "expected a non-empty prefix without spaces",
+        message: "expected a non-empty prefix without spaces or braces",
         source: "set by SVC__REDIS__PREFIX",
       },
       {

@@ -12,8 +12,20 @@ export const ENV_PREFIX = "SVC__";
 export const CONVENTIONAL_VARIABLES: Record<string, readonly string[]> = {
   PORT: ["api", "port"],
   DATABASE_URL: ["database", "url"],
+  DATABASE_DIRECT_URL: ["database", "direct_url"],
   REDIS_URL: ["redis", "url"],
+  REDIS_CLUSTER_NODES: ["redis", "cluster", "nodes"],
 };
+
+// Conventional variables holding a list, written comma-separated as platforms do
+// (`REDIS_CLUSTER_NODES=redis://a:7000,redis://b:7000`).
+const LIST_VARIABLES: ReadonlySet<string> = new Set(["REDIS_CLUSTER_NODES"]);
+
+const commaList = (raw: string): string[] =>
+  raw
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
 
 export interface EnvSource {
   path: readonly string[];
@@ -58,7 +70,10 @@ export function readEnvOverrides(env: Env): EnvOverrides {
   sources.push(...prefixed);
 
   const tree: Tree = {};
-  for (const { path, variable } of sources) setPath(tree, path, parseEnvValue(env[variable] as string));
+  for (const { path, variable } of sources) {
+    const raw = env[variable] as string;
+    setPath(tree, path, LIST_VARIABLES.has(variable) ? commaList(raw) : parseEnvValue(raw));
+  }
   return { tree, sources };
 }
 

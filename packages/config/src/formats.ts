@@ -1,4 +1,5 @@
 // Value formats shared by the configuration sections.
+import { parsePeriod } from "@svc/core";
 import { z } from "zod";
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -41,3 +42,15 @@ export const httpUrl = urlWith("http", "https");
 export const positiveInt = z.number().int().positive();
 
 export const probability = z.number().min(0).max(1);
+
+/** An ISO 8601 period of fixed-length units (`P3D`, `PT12H`) or seconds, as whole seconds (> 0). */
+export const period = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  try {
+    const seconds = parsePeriod(value);
+    if (seconds > 0) return seconds;
+    ctx.addIssue({ code: "custom", message: "expected a period longer than zero" });
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
+  }
+  return z.NEVER;
+});

@@ -8,3 +8,4 @@ export * from "./secrets";
 export * from "./describe-config";
 export { isIanaTimeZone } from "./formats";
 export { looksLikeSecretKey } from "./secret-keys";
+export * from "./database";

@@ -4,7 +4,7 @@
 import { QUEUE_NAMES, type QueueName } from "@svc/core";
 import { z } from "zod";
 import { channelsSchema } from "./channels-schema";
-import { clockTime, httpUrl, ianaTimeZone, positiveInt, probability, urlWith } from "./formats";
+import { clockTime, httpUrl, ianaTimeZone, period, positiveInt, probability, urlWith } from "./formats";
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -17,6 +17,8 @@ const DEFAULT_CONCURRENCY: Record<QueueName, number> = {
   digests: 5,
   screening: 10,
   callbacks: 10,
+  // Webhook POSTs wait on receivers, not on CPU (docs/webhooks.md "Isolation").
+  webhooks: 50,
   // Chunk jobs of a few hundred recipients each (docs/broadcasts.md).
   broadcasts: 8,
   scheduler: 1,
@@ -55,15 +57,47 @@ const apiSchema = z.strictObject({
     .prefault({}),
 });
 
+const postgresUrl = urlWith("postgresql", "postgres");
+
 const databaseSchema = z.strictObject({
-  url: urlWith("postgresql", "postgres").default("postgresql://postgres@127.0.0.1:5432/svc"),
+  url: postgresUrl.default("postgresql://postgres@127.0.0.1:5432/svc"),
   auto_migrate: z.boolean().default(true),
+  // `transaction`: `url` goes through a transaction-mode pooler (PgBouncer), so svc keeps no state
+  // on a server connection between transactions (docs/scaling.md "Behind PgBouncer").
+  pool_mode: z.enum(["session", "transaction"]).default("session"),
+  // A direct connection for what needs a session of its own (migrations, creating the database);
+  // null: `url` serves for those too.
+  direct_url: postgresUrl.nullable().default(null),
 });
 
-const redisSchema = z.strictObject({
-  url: urlWith("redis", "rediss").default("redis://127.0.0.1:6379"),
-  prefix: z.string().regex(/^\S+$/, { error: "expected a non-empty prefix without spaces" }).default("svc"),
-});
+const redisNodes = z.array(urlWith("redis", "rediss")).min(1, { error: "expected at least one node" });
+
+const redisSchema = z
+  .strictObject({
+    url: urlWith("redis", "rediss").default("redis://127.0.0.1:6379"),
+    // svc adds a hash tag per queue itself (docs/scaling.md "Where each key lives"), so the prefix
+    // holds no braces: with one, every queue would hash to the same Cluster slot.
+    prefix: z
+      .string()
+      .regex(/^[^\s{}]+$/, { error: "expected a non-empty prefix without spaces or braces" })
+      .default("svc"),
+    // Seeds of a Redis Cluster (any reachable nodes); every Redis use then goes through a cluster client.
+    cluster: z.strictObject({ nodes: redisNodes }).nullable().default(null),
+    // A primary with replicas watched by Redis Sentinel: `name` of the primary group, the sentinels'
+    // addresses. Credentials and the database number of the primary come from `url`.
+    sentinel: z
+      .strictObject({ name: z.string().min(1), nodes: redisNodes })
+      .nullable()
+      .default(null),
+  })
+  .superRefine((redis, ctx) => {
+    if (redis.cluster && redis.sentinel)
+      ctx.addIssue({
+        code: "custom",
+        path: ["sentinel"],
+        message: "set either redis.cluster or redis.sentinel, not both",
+      });
+  });
 
 const workerSchema = z.strictObject({
   embedded: z.boolean().default(true),
@@ -94,6 +128,12 @@ const policySchema = z.strictObject({
 const approvalsSchema = z.strictObject({
   max_pending_per_agent: positiveInt.default(100),
   callback_url: httpUrl.nullable().default(null),
+  /** Requests held open waiting for a decision (GET /v1/approvals/{id}?wait=…), per API process. */
+  max_waiters: positiveInt.default(1000),
+  /** The same, per API key. */
+  max_waiters_per_key: positiveInt.default(50),
+  /** How long an "Allow for this session" grant lasts unless the session ends first. */
+  session_grant_seconds: positiveInt.default(86400),
 });
 
 const screeningSchema = z
@@ -144,10 +184,67 @@ const retentionSchema = z.strictObject({
   events_days: positiveInt.nullable().default(null),
   messages_days: positiveInt.nullable().default(null),
   digests_days: positiveInt.nullable().default(null),
+  // Finished webhook deliveries are a log: kept 30 days unless set (docs/decisions.md).
+  webhooks_days: positiveInt.nullable().default(30),
   // Rows per DELETE statement: small, so a run never holds many locks at once.
   batch_size: positiveInt.default(500),
   // Most statements per kind and run; the next run (every minute) goes on.
   max_batches: positiveInt.default(20),
+});
+
+/** An origin as browsers send it (`https://app.example.com`, `http://localhost:3000`), or `*`. */
+const corsOrigin = z.string().refine(
+  (value) => {
+    if (value === "*") return true;
+    try {
+      const url = new URL(value);
+      // Origins are compared exactly: a `*` inside one would never match anything.
+      return (
+        (url.protocol === "http:" || url.protocol === "https:") &&
+        url.origin === value &&
+        !value.includes("*")
+      );
+    } catch {
+      return false;
+    }
+  },
+  { error: "expected an origin such as https://app.example.com (scheme, host and port only), or *" },
+);
+
+// The in-app inbox (docs/inbox.md): tokens for people, the browsers' origins, bounds on streams.
+const inboxSchema = z.strictObject({
+  token_ttl_seconds: positiveInt.max(30 * 86400).default(86400),
+  allowed_origins: z
+    .array(corsOrigin)
+    .max(100)
+    .default(() => []),
+  // Open streams per person in one API process, and in all of one process (each is a socket).
+  max_streams_per_person: positiveInt.max(1000).default(10),
+  max_streams: positiveInt.max(1_000_000).default(20_000),
+  // A comment line on every open stream this often, so proxies keep idle streams open.
+  heartbeat_seconds: positiveInt.max(25).default(15),
+});
+
+// Templates render on this many worker threads, each render with a hard time limit; 0 renders
+// in the process's own thread, without the hard limit (docs/templates.md "Limits").
+const renderSchema = z.strictObject({
+  threads: z.number().int().min(0).max(64).default(1),
+});
+
+// Requests whose address comes from data (web-push endpoints): internal addresses are refused
+// unless this is on, for local development (docs/providers.md "Outbound requests").
+const outboundSchema = z.strictObject({
+  allow_private_addresses: z.boolean().default(false),
+});
+
+// Status webhooks (docs/webhooks.md). `disable_after`: an ISO 8601 period or seconds.
+const webhooksSchema = z.strictObject({
+  // Lets endpoints be `http://` and internal addresses (development and tests only).
+  allow_private_urls: z.boolean().default(false),
+  max_attempts: z.number().int().min(1).max(20).default(8),
+  disable_after: period.default(3 * 86_400),
+  // One try's deadline, answer included; a try that outlives it counts as failed (and is retried).
+  timeout_seconds: z.number().int().min(1).max(60).default(10),
 });
 
 const logSchema = z.strictObject({
@@ -166,10 +263,24 @@ export const configSchema = z
     ai: aiSchema.prefault({}),
     compliance: complianceSchema.prefault({}),
     retention: retentionSchema.prefault({}),
+    render: renderSchema.prefault({}),
+    outbound: outboundSchema.prefault({}),
+    inbox: inboxSchema.prefault({}),
+    webhooks: webhooksSchema.prefault({}),
     channels: channelsSchema,
     log: logSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
+    // Migrations hold a session-level advisory lock, which a transaction-mode pooler cannot keep.
+    const { database } = config;
+    if (database.pool_mode === "transaction" && database.auto_migrate && database.direct_url === null) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["database", "direct_url"],
+        message:
+          "required when database.pool_mode is transaction and auto_migrate is on: migrations need a session of their own",
+      });
+    }
     // A misspelt text channel here would silently switch the US texting rules off for the real one.
     config.compliance.sms_channels.forEach((name, index) => {
       if (!Object.hasOwn(config.channels, name)) {

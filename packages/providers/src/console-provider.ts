@@ -1,4 +1,7 @@
 // Logs instead of sending (docs/providers.md, "console"): one JSON line per message, always accepted.
+// It exists for development, but its lines end up in whatever log the process writes to, so no live
+// link token is ever printed: links show with the token replaced (docs/decisions.md "Hostile input").
+import { redactLinkTokens } from "@svc/core";
 import { z } from "zod";
 import { accepted, type Provider, type SendRequest } from "./provider";
 import { parseSettings, type ProviderSetup } from "./settings";
@@ -12,7 +15,7 @@ export function createConsoleProvider(setup: ProviderSetup): Provider {
   return {
     name: "console",
     async send(request: SendRequest) {
-      stream.write(`${JSON.stringify(consoleLine(request, now()))}\n`);
+      stream.write(`${redactLinkTokens(JSON.stringify(consoleLine(request, now())))}\n`);
       return accepted();
     },
   };

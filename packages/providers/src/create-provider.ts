@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { apnsSettings, createApnsProvider } from "./apns-provider";
 import { consoleSettings, createConsoleProvider } from "./console-provider";
 import { FailoverProvider } from "./failover-provider";
+import { createInboxProvider, inboxSettings } from "./inbox-provider";
 import { createFcmProvider, fcmSettings } from "./fcm-provider";
 import type { Provider, ProviderContext } from "./provider";
 import { settingError, type ProviderSetup } from "./settings";
@@ -43,6 +44,7 @@ export const PROVIDER_DEFINITIONS: Record<ProviderName, ProviderDefinition> = {
   fcm: define(fcmSettings, createFcmProvider),
   apns: define(apnsSettings, createApnsProvider),
   slack: define(slackSettings, createSlackProvider),
+  inbox: define(inboxSettings, createInboxProvider),
 };
 
 export function createProvider(

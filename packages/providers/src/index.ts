@@ -22,4 +22,10 @@ export {
 } from "./http";
 export { apnsId } from "./apns-provider";
 export { emailMessageId, threadMessageId } from "./email-headers";
-export { postSignedJson, SVC_USER_AGENT, type SignedJsonPost } from "./signed-json-post";
+export {
+  postSignedJson,
+  SVC_USER_AGENT,
+  type SignedJsonPost,
+  type SignedPostResult,
+} from "./signed-json-post";
+export * from "./outbound";

@@ -49,12 +49,27 @@ export interface Provider {
   close?(): Promise<void>;
 }
 
+/**
+ * Where the `inbox` provider keeps a person's items: svc's own database, through the engine's inbox
+ * delivery (docs/inbox.md "The channel"), which the worker hands in.
+ */
+export interface InboxStore {
+  deliver(request: SendRequest): Promise<SendResult>;
+}
+
 /** What a provider needs from its surroundings; the worker passes process.env and the real clock. */
 export interface ProviderContext {
   env: Env;
   now: () => Date;
   /** The console provider's output (default process.stdout). */
   stream?: { write(chunk: string): unknown };
+  /**
+   * `outbound.allow_private_addresses`: addresses taken from data (web-push endpoints) may be
+   * internal. Default false (docs/providers.md "Outbound requests").
+   */
+  allowPrivateAddresses?: boolean;
+  /** Required by channels with `provider: inbox`. */
+  inbox?: InboxStore;
 }
 
 const MAX_ERROR_LENGTH = 300;

@@ -1,5 +1,6 @@
 // E-mail over SMTP with nodemailer: text and HTML parts, stable Message-ID, thread References and
 // one-click unsubscribe headers. SMTP replies classify the outcome: 4yz retry, 5yz are final.
+import { isEmailMailbox } from "@svc/core";
 import nodemailer from "nodemailer";
 import { z } from "zod";
 import { bodyWithLink, textToHtml } from "./content-text";
@@ -47,6 +48,8 @@ export function createSmtpProvider(setup: ProviderSetup): Provider {
   return {
     name: "smtp",
     async send(request) {
+      // Defence in depth: whatever was stored, one address is one mailbox (docs/providers.md "smtp").
+      if (!isEmailMailbox(request.to)) return permanent("smtp invalid address");
       try {
         const info = await transport.sendMail(mailFor(request, settings));
         return accepted(typeof info.response === "string" ? info.response.slice(0, 200) : undefined);
@@ -61,9 +64,13 @@ export function createSmtpProvider(setup: ProviderSetup): Provider {
 function mailFor(request: SendRequest, settings: z.output<typeof smtpSettings>) {
   const { title, body, url, thread, html } = request.content;
   const threadId = thread ? threadMessageId(thread, settings.message_id_domain) : undefined;
+  // An address object and an explicit envelope: nodemailer parses neither, so the value can never
+  // be read as a list, a name or a second RCPT TO.
+  const recipient = { name: "", address: request.to };
   return {
     from: settings.from,
-    to: request.to,
+    to: recipient,
+    envelope: { from: settings.from, to: [recipient] },
     replyTo: settings.reply_to,
     subject: title,
     text: bodyWithLink(body, url),

@@ -30,8 +30,8 @@ export function createWebhookProvider(setup: ProviderSetup): Provider {
   const { now } = setup.context;
   return {
     name: "webhook",
-    send: (request) =>
-      postSignedJson({
+    send: async (request) => {
+      const result = await postSignedJson({
         url: settings.url,
         secret,
         body: webhookBody(request),
@@ -39,6 +39,10 @@ export function createWebhookProvider(setup: ProviderSetup): Provider {
         timeoutMs: settings.timeout_ms,
         now,
         label: "webhook",
-      }),
+      });
+      // A provider answers a SendResult; the status code is for the status webhooks' log only.
+      delete result.statusCode;
+      return result;
+    },
   };
 }

@@ -9,9 +9,18 @@ function hmacHex(secret: string, timestamp: number, rawBody: string | Buffer): s
   return createHmac("sha256", secret).update(`${timestamp}.`).update(rawBody).digest("hex");
 }
 
-/** The header value for a body sent at `timestampSeconds`. */
-export function signPayload(secret: string, rawBody: string | Buffer, timestampSeconds: number): string {
-  return `t=${timestampSeconds},v1=${hmacHex(secret, timestampSeconds, rawBody)}`;
+/**
+ * The header value for a body sent at `timestampSeconds`. Several secrets (a rotation's overlap,
+ * docs/webhooks.md "Rotating the secret") give one `v1` each, the first secret's first.
+ */
+export function signPayload(
+  secret: string | readonly string[],
+  rawBody: string | Buffer,
+  timestampSeconds: number,
+): string {
+  const secrets = typeof secret === "string" ? [secret] : secret;
+  const signatures = secrets.map((s) => `,v1=${hmacHex(s, timestampSeconds, rawBody)}`).join("");
+  return `t=${timestampSeconds}${signatures}`;
 }
 
 /**

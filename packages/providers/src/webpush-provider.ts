@@ -1,10 +1,13 @@
 // Browser push (RFC 8030/8291/8292): web-push encrypts the payload and signs the VAPID header; the
 // request itself goes through the shared HTTP path so timeouts and classification match the rest.
+// The endpoint is recipient data, so it goes through the outbound guard: internal addresses are
+// refused at connect time (docs/providers.md "Outbound requests").
 import { createHash } from "node:crypto";
 import webpush from "web-push";
 import type { Importance } from "@svc/core";
 import { z } from "zod";
 import { providerPost, statusFailure } from "./http";
+import { createGuardedDispatcher } from "./outbound";
 import { accepted, permanent, type Provider, type SendRequest } from "./provider";
 import { parseSettings, requiredSecret, settingError, timeoutMs, type ProviderSetup } from "./settings";
 
@@ -45,8 +48,10 @@ export function createWebpushProvider(setup: ProviderSetup): Provider {
   checkVapidKeys(setup.channelName, vapidDetails);
   const { now } = setup.context;
   const post = providerPost("webpush", settings.timeout_ms);
+  const dispatcher = createGuardedDispatcher({ allowPrivate: setup.context.allowPrivateAddresses === true });
   return {
     name: "webpush",
+    close: () => dispatcher.close(),
     async send(request) {
       const subscription = parseSubscription(request.to, settings.allow_http_endpoints);
       if (!subscription) return permanent("webpush invalid subscription");
@@ -66,7 +71,8 @@ export function createWebpushProvider(setup: ProviderSetup): Provider {
       const headers = Object.fromEntries(
         Object.entries(details.headers).map(([name, value]) => [name, String(value)]),
       );
-      return post({ url: details.endpoint, headers, body: details.body ?? new Uint8Array() }, (response) => {
+      const body = details.body ?? new Uint8Array();
+      return post({ url: details.endpoint, headers, body, dispatcher }, (response) => {
         if (response.status >= 200 && response.status < 300) {
           return accepted(response.headers.get("location") ?? undefined);
         }

@@ -58,6 +58,12 @@ const samples: { [N in JobName]: { payload: JobPayload<N>; queue: string; id: st
     id: "msg_01J0DD-2-batch",
   },
   "send-callback": { payload: { callbackId: "cbk_01J0EE" }, queue: "callbacks", id: "cbk_01J0EE" },
+  "send-webhook": { payload: { deliveryId: "whd_01J0EE" }, queue: "webhooks", id: "whd_01J0EE" },
+  "send-webhooks": {
+    payload: { deliveryIds: ["whd_01J0EE", "whd_01J0FF"] },
+    queue: "webhooks",
+    id: "whd_01J0EE-batch",
+  },
   "plan-broadcast": {
     payload: { broadcastId: "brd_01J0FF", run: 2 },
     queue: "broadcasts",
@@ -89,6 +95,7 @@ describe("job catalog", () => {
       ["digests", ["close-digest"]],
       ["screening", ["screen-message", "screen-messages"]],
       ["callbacks", ["send-callback"]],
+      ["webhooks", ["send-webhook", "send-webhooks"]],
       ["broadcasts", ["plan-broadcast", "send-broadcast-chunk"]],
       ["scheduler", ["sweep"]],
     ]);
@@ -127,6 +134,8 @@ describe("job catalog", () => {
     ["ingest-event", 8, 1_000],
     ["deliver-message", 8, 5_000],
     ["send-callback", 10, 150_000],
+    ["send-webhook", 1, 1_000],
+    ["send-webhooks", 1, 1_000],
     ["sweep", 1, 1_000],
   ] as const)(
     "default options of %s: %i attempts, exponential %i ms with jitter",

@@ -20,6 +20,13 @@ export interface JobPayloads {
   /** Messages one delivery worker handed to screening together: one job, screened side by side. */
   "screen-messages": { messages: { messageId: string; generation: number }[] };
   "send-callback": { callbackId: string };
+  /** One try of one webhook delivery (docs/webhooks.md "Retries"). */
+  "send-webhook": { deliveryId: string };
+  /**
+   * The first tries of the deliveries one fan-out wrote: one job for many (docs/webhooks.md).
+   * `claimedUntil`: the fan-out wrote them already claimed for this job, until then (ISO).
+   */
+  "send-webhooks": { deliveryIds: string[]; claimedUntil?: string };
   /** Fixes a broadcast's audience and chunks, then enqueues the chunks (docs/broadcasts.md). */
   "plan-broadcast": { broadcastId: string; run: number };
   /** Sends to one chunk of a broadcast's members; `run` changes with every start and resume. */
@@ -85,6 +92,15 @@ export const JOBS: { [N in JobName]: JobDefinition<N> } = {
   },
   // At most 10 attempts over about a day (150 s * (2^9 - 1) ≈ 21 h; docs/approvals.md, "Retries").
   "send-callback": { queue: "callbacks", jobId: (p) => p.callbackId, attempts: 10, backoffMs: 150_000 },
+  // Tries are scheduled on the row (docs/webhooks.md "Retries"): each try is its own job, named
+  // by its due time (webhookTryJobId), and a failed job is not retried by BullMQ.
+  "send-webhook": { queue: "webhooks", jobId: (p) => p.deliveryId, attempts: 1, backoffMs: 1_000 },
+  "send-webhooks": {
+    queue: "webhooks",
+    jobId: (p) => batchJobId(p.deliveryIds),
+    attempts: 1,
+    backoffMs: 1_000,
+  },
   // A resume bumps `run`, so its jobs are new even while the paused run's jobs are still kept.
   "plan-broadcast": { queue: "broadcasts", jobId: (p) => `${p.broadcastId}-${p.run}-plan`, backoffMs: 2_000 },
   "send-broadcast-chunk": {

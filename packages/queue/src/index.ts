@@ -8,3 +8,5 @@ export * from "./sweeper";
 export * from "./dead-jobs";
 export * from "./throttle";
 export * from "./queue-metrics";
+export * from "./notices";
+export * from "./redis-readiness";

@@ -1,5 +1,4 @@
 import { Queue, type JobsOptions } from "bullmq";
-import type { Redis } from "ioredis";
 import {
   QUEUE_NAMES,
   assertJobId,
@@ -10,7 +9,14 @@ import {
   type JobPayload,
   type QueueName,
 } from "./catalog";
-import { producerConnection, resolvePrefix, type RedisTarget } from "./connection";
+import {
+  producerConnection,
+  queuePrefix,
+  resolvePrefix,
+  waitForReady,
+  type RedisClient,
+  type RedisTarget,
+} from "./connection";
 
 export interface EnqueueOptions {
   /** Milliseconds to wait before the job becomes runnable. */
@@ -38,7 +44,7 @@ export interface Queues {
   enqueueBulk(items: readonly BulkItem[]): Promise<string[]>;
   queue(name: QueueName): Queue;
   /** The producer connection, for shared state beside the jobs (a broadcast's rate bucket). */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** Resolves once Redis answers, or rejects after `timeoutMs`. */
   ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -63,7 +69,7 @@ export function createQueues(options: CreateQueuesOptions): Queues {
   connection.on("error", () => undefined); // reconnects on its own; enqueue reports the outage
   const queues = new Map<QueueName, Queue>();
   for (const name of QUEUE_NAMES) {
-    const queue = new Queue(name, { connection, prefix });
+    const queue = new Queue(name, { connection, prefix: queuePrefix(prefix, name) });
     queue.on("error", () => undefined);
     queues.set(name, queue);
   }
@@ -139,19 +145,4 @@ export function createQueues(options: CreateQueuesOptions): Queues {
 function delayOf(opts: EnqueueOptions): number {
   if (opts.sendAt !== undefined) return Math.max(0, opts.sendAt.getTime() - Date.now());
   return Math.max(0, opts.delay ?? 0);
-}
-
-function waitForReady(connection: Redis, timeoutMs: number): Promise<void> {
-  if (connection.status === "ready") return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      connection.off("ready", onReady);
-      reject(new Error(`no connection within ${timeoutMs} ms (status ${connection.status})`));
-    }, timeoutMs);
-    const onReady = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    connection.once("ready", onReady);
-  });
 }

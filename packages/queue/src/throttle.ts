@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection";
 
 // A token bucket shared through Redis: one Lua script, atomic, with Redis's own clock, so many
 // processes together stay under one rate. The workers' broadcast throttle (docs/broadcasts.md
@@ -36,7 +36,7 @@ export interface TokenBucket {
 
 /** Takes up to `want` tokens from the bucket at `key`; rejects when Redis cannot be reached. */
 export async function takeTokens(
-  redis: Redis,
+  redis: RedisClient,
   key: string,
   bucket: TokenBucket,
   want: number,
@@ -68,7 +68,7 @@ export interface SharedThrottle {
  * A bucket of `perSecond` tokens a second holding at most one second's worth: takers busy for a
  * moment lose nothing, and no burst is larger than a second of the rate.
  */
-export function sharedThrottle(redis: Redis, key: string, perSecond: number): SharedThrottle {
+export function sharedThrottle(redis: RedisClient, key: string, perSecond: number): SharedThrottle {
   const bucket = { perSecond, burst: Math.max(1, perSecond), idleMs: 60_000 };
   return { take: (want) => takeTokens(redis, key, bucket, want) };
 }

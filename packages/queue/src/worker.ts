@@ -1,7 +1,7 @@
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import { withLogContext } from "@svc/log";
 import { jobNamesOf, type JobName, type JobPayload, type QueueName } from "./catalog";
-import { resolvePrefix, workerConnectionOptions, type RedisTarget } from "./connection";
+import { queuePrefix, workerConnection, type RedisTarget } from "./connection";
 import { PermanentJobError, asJobError, type PermanentErrorTest } from "./errors";
 
 export interface JobContext {
@@ -62,6 +62,7 @@ export function dispatchTo(queue: QueueName, handlers: JobHandlers): QueueProces
 }
 
 export function createWorker(options: CreateWorkerOptions): Worker {
+  const redis = workerConnection(options);
   const lockDuration = options.lockDuration ?? DEFAULT_LOCK_MS;
   const isPermanent = options.isPermanent ?? (() => false);
   const { logger, queue } = options;
@@ -77,8 +78,8 @@ export function createWorker(options: CreateWorkerOptions): Worker {
         }
       }),
     {
-      connection: workerConnectionOptions(options),
-      prefix: resolvePrefix(options.prefix),
+      connection: redis.connection,
+      prefix: queuePrefix(options.prefix, queue),
       concurrency: options.concurrency ?? 1,
       lockDuration,
       stalledInterval: options.stalledInterval ?? lockDuration,
@@ -102,6 +103,7 @@ export function createWorker(options: CreateWorkerOptions): Worker {
       },
     );
   });
+  worker.on("closed", () => void redis.close());
   worker.on("stalled", (jobId) => logger?.warn("job stalled, back to wait", { queue, job_id: jobId }));
   worker.on("error", (err) =>
     logger?.error("worker error", { queue, error_name: err.name, error: err.message }),

@@ -262,7 +262,7 @@ describe("apns provider", () => {
     await expect(provider.send(request)).resolves.toEqual({
       ok: false,
       retryable: true,
-      error: "apns connection failed (ECONNREFUSED)",
+      error: "apns connection failed",
     });
   });
 

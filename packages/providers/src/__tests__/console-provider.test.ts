@@ -33,4 +33,42 @@ describe("console provider", () => {
       has_unsubscribe_url: true,
     });
   });
+
+  // The issue's finding: the console wrote live preference, unsubscribe and review tokens to the log.
+  it("never prints a live link token, wherever the link is", async () => {
+    const lines: string[] = [];
+    const provider = createProvider("console", channel({ provider: "console" }), {
+      env: {},
+      now: () => NOW,
+      stream: { write: (chunk: string) => lines.push(chunk) },
+    });
+    const token = (seed: string) => seed.repeat(43).slice(0, 43);
+    const [preferences, unsubscribe, review] = [token("Ab3_"), token("x-Y9"), token("Qq0z")];
+    const base = "https://svc.example";
+    await provider.send(
+      sendRequest({
+        channel: "console",
+        content: {
+          title: `Review: ${base}/review/${review}`,
+          body: `Manage: ${base}/preferences/${preferences}\nLeave: ${base}/preferences/${unsubscribe}/unsubscribe`,
+          url: `${base}/review/${review}`,
+          thread: null,
+          html: `<a href="${base}/preferences/${preferences}">prefs</a>`,
+        },
+        unsubscribeUrl: `${base}/preferences/${unsubscribe}/unsubscribe`,
+        preferencesUrl: `${base}/preferences/${preferences}`,
+        trackingToken: token("Tt7-"),
+      }),
+    );
+    const [line = ""] = lines;
+    for (const secret of [preferences, unsubscribe, review, token("Tt7-")])
+      expect(line).not.toContain(secret);
+    expect(JSON.parse(line).content).toEqual({
+      title: `Review: ${base}/review/[token]`,
+      body: `Manage: ${base}/preferences/[token]\nLeave: ${base}/preferences/[token]/unsubscribe`,
+      url: `${base}/review/[token]`,
+      thread: null,
+      html: `<a href="${base}/preferences/[token]">prefs</a>`,
+    });
+  });
 });

@@ -76,6 +76,30 @@ describe("smtp provider", () => {
     );
   });
 
+  // The issue's finding: `me@example.com, victim@example.org` went to both mailboxes, and a value
+  // with CR/LF added a second RCPT TO. Whatever is stored, the provider sends to one mailbox.
+  it.each([
+    ["a list", "me@example.com, victim@example.org"],
+    ["a list without a space", "me@example.com,victim@example.org"],
+    ["a display name", "Me <me@example.com>"],
+    ["an RCPT TO injection", "c@example.com>\r\nRCPT TO:<evil2@example.com"],
+    ["a trailing line break", "me@example.com\n"],
+  ])("refuses %s permanently and sends nothing", async (_what, to) => {
+    await expect(provider.send({ ...request, to })).resolves.toEqual({
+      ok: false,
+      retryable: false,
+      error: "smtp invalid address",
+    });
+    expect(server.mails).toHaveLength(0);
+  });
+
+  it("sends a quoted local part holding a comma to that one mailbox", async () => {
+    await expect(provider.send({ ...request, to: '"ada,lovelace"@example.com' })).resolves.toMatchObject({
+      ok: true,
+    });
+    expect(server.mails.map((mail) => mail.to)).toEqual([['"ada,lovelace"@example.com']]);
+  });
+
   it("uses the same Message-ID when a message is sent again", async () => {
     await provider.send(request);
     await provider.send(request);

@@ -1,4 +1,5 @@
 import { createECDH, createPublicKey, randomBytes } from "node:crypto";
+import net from "node:net";
 import webpush from "web-push";
 import { createProvider } from "../create-provider";
 import type { SendResult } from "../provider";
@@ -10,7 +11,9 @@ import { itClassifies, itRetriesARefusedConnection, itRetriesATimeout } from "./
 const ece = require("http_ece") as { decrypt(buffer: Buffer, params: Record<string, unknown>): Buffer };
 
 const vapid = webpush.generateVAPIDKeys();
-const context = providerContext({ VAPID_PRIVATE_KEY: vapid.privateKey });
+// The push service of these tests runs on loopback, which only `outbound.allow_private_addresses` lets
+// a subscription reach; the guard itself is tested at the end.
+const context = { ...providerContext({ VAPID_PRIVATE_KEY: vapid.privateKey }), allowPrivateAddresses: true };
 
 // The browser side: a P-256 key pair and an auth secret, as PushSubscription.toJSON() gives them.
 const browserKeys = createECDH("prime256v1");
@@ -186,5 +189,73 @@ describe("webpush provider", () => {
     expect(() => push({ vapid_public_key: "short" })).toThrow(
       /channels\.push\.vapid_public_key: invalid VAPID key pair/,
     );
+  });
+});
+
+describe("webpush provider with the outbound guard on (the default)", () => {
+  // A TCP listener on loopback that counts connections and resets each: what a port scan through
+  // subscriptions would hit (issue: the worker opened TLS connections to https://127.0.0.1:9443).
+  let listener: net.Server;
+  let port: number;
+  let connections = 0;
+  beforeAll(async () => {
+    listener = net.createServer((socket) => {
+      connections += 1;
+      socket.resetAndDestroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    port = (listener.address() as net.AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+  beforeEach(() => (connections = 0));
+
+  const subscriptionTo = (endpoint: string) =>
+    JSON.stringify({
+      endpoint,
+      keys: {
+        p256dh: browserKeys.getPublicKey().toString("base64url"),
+        auth: authSecret.toString("base64url"),
+      },
+    });
+  const push = (allowPrivateAddresses: boolean) =>
+    createProvider(
+      "push",
+      channel({
+        provider: "webpush",
+        vapid_public_key: vapid.publicKey,
+        vapid_private_key_env: "VAPID_PRIVATE_KEY",
+        subject: "mailto:ops@shop.example",
+      }),
+      { ...providerContext({ VAPID_PRIVATE_KEY: vapid.privateKey }), allowPrivateAddresses },
+    );
+
+  it.each([
+    ["an IPv4 loopback endpoint", () => `https://127.0.0.1:${port}/x`],
+    ["an IPv6 loopback endpoint", () => `https://[::1]:${port}/x`],
+    ["an IPv4-mapped endpoint", () => `https://[::ffff:7f00:1]:${port}/x`],
+    ["0.0.0.0", () => `https://0.0.0.0:${port}/x`],
+    ["a name resolving to loopback", () => `https://localhost:${port}/x`],
+  ])("refuses %s permanently without connecting", async (_what, endpoint) => {
+    const provider = push(false);
+    try {
+      await expect(
+        provider.send(sendRequest({ channel: "push", to: subscriptionTo(endpoint()) })),
+      ).resolves.toEqual({ ok: false, retryable: false, error: "webpush refused: internal address" });
+    } finally {
+      await provider.close?.();
+    }
+    expect(connections).toBe(0);
+  });
+
+  it("stores only a category when the far side resets the connection (no ECONNRESET, address or port)", async () => {
+    const provider = push(true);
+    try {
+      await expect(
+        provider.send(sendRequest({ channel: "push", to: subscriptionTo(`https://127.0.0.1:${port}/x`) })),
+      ).resolves.toEqual({ ok: false, retryable: true, error: "webpush connection failed" });
+    } finally {
+      await provider.close?.();
+    }
+    expect(connections).toBe(1);
   });
 });

@@ -190,6 +190,7 @@ describe("retryDeadJobs", () => {
       digests: 0,
       screening: 0,
       callbacks: 2,
+      webhooks: 0,
       broadcasts: 0,
     });
     await waitFor(async () => done.length === 3);
