@@ -14,6 +14,8 @@ export { agentsResource } from "./agents/agent-crud";
 export { categoriesResource } from "./categories/categories-resource";
 export { templatesResource } from "./templates/templates-resource";
 export { previewTemplate, type TemplatePreviewRequest } from "./templates/preview-template";
+// Template rendering on worker threads with a hard time limit (docs/templates.md "Limits").
+export { closeRenderPools, renderPool, RenderPool, RENDER_HARD_LIMIT_MS } from "./rendering/render-pool";
 export { rulesResource } from "./rules/rules-resource";
 export { checkTemplateString } from "./rules/check-template-string";
 
@@ -118,6 +120,7 @@ export {
   listApprovalRequestsFor,
   type ApprovalDeps,
   type ApprovalInput,
+  type ApprovalView,
   type ListApprovalsQuery,
 } from "./approvals/approval-requests";
 export { decideApprovalByKey, decideMessageByKey } from "./approvals/decide-by-key";
@@ -129,8 +132,35 @@ export {
   type ReviewItem,
   type ReviewOutcome,
   type ReviewPage,
+  type ReviewToolCall,
 } from "./approvals/review-by-link";
 export { expireHeldItemsSweep } from "./approvals/expire-held-items";
+export {
+  createApprovalWaiters,
+  type ApprovalWaiters,
+  type ApprovalWaitersOptions,
+} from "./approvals/approval-waiters";
+export {
+  getApprovalRequestWaiting,
+  MAX_WAIT_SECONDS,
+  type WaitingReadDeps,
+} from "./approvals/wait-for-approval";
+export { withdrawApprovalRequestBySender } from "./approvals/withdraw-request";
+
+// Coding agents asking a person before a tool call (docs/hooks.md "Asking a person").
+export {
+  askPermission,
+  type AskPermissionOptions,
+  type PermissionAnswer,
+  type PermissionPorts,
+} from "./permissions/ask-permission";
+export {
+  answerPermissionHook,
+  type PermissionHookDeps,
+  type PermissionHookOptions,
+} from "./permissions/permission-hook";
+export { endSessionGrantsOf, listSessionGrants, type SessionGrantsView } from "./permissions/session-grants";
+export { maskSecrets, maskSecretsIn } from "./screening/secret-check";
 export { reviewToken } from "./approvals/review-notices";
 
 // Decision callbacks: recorded by a decision, sent by the worker, listed and retried by operators.
@@ -161,3 +191,98 @@ export type { BroadcastView } from "./broadcasts/serialize-broadcast";
 export { broadcastJobs, advanceBroadcastsSweep, type BroadcastJobDeps } from "./broadcasts/broadcast-jobs";
 export { CHUNK_SIZE as BROADCAST_CHUNK_SIZE } from "./broadcasts/plan-broadcast";
 export { broadcastDedupKey } from "./broadcasts/send-broadcast-chunk";
+
+// The outbox: changes reported to the outside, written with the change and relayed by workers.
+export { recordOutbox, kickOutbox, OUTBOX_KICK, type NewOutboxEntry } from "./outbox/outbox";
+export {
+  relayOutboxOnce,
+  type OutboxConsumer,
+  type OutboxEntryRow,
+  type OutboxNotice,
+} from "./outbox/relay-outbox";
+export { startOutboxRelay, type OutboxRelay } from "./outbox/outbox-relay";
+// Webhook events (docs/webhooks.md): written with the change they report.
+export {
+  emitWebhookEvents,
+  messageEmission,
+  messageEventTypeOf,
+  webhookEntries,
+  webhookPayload,
+  WEBHOOK_EVENT_TOPIC,
+  type WebhookEmission,
+  type WebhookSubjectKind,
+} from "./webhooks/emit";
+
+// The in-app inbox (docs/inbox.md): the channel's store, tokens for people, the feed, the streams.
+export { inboxStore, type InboxDeliveryDeps } from "./inbox/inbox-delivery";
+export {
+  issueInboxToken,
+  authenticateInboxToken,
+  type InboxPerson,
+  type InboxTokenDeps,
+} from "./inbox/inbox-tokens";
+export {
+  listInbox,
+  inboxCounts,
+  actOnInboxItem,
+  markAllInbox,
+  recordInboxReceived,
+  type InboxFeedDeps,
+  type InboxCounts,
+} from "./inbox/inbox-feed";
+export type { InboxItemView } from "./inbox/inbox-item-view";
+export {
+  createInboxStreams,
+  type InboxStreams,
+  type InboxStreamSink,
+  type InboxStreamsDeps,
+} from "./inbox/inbox-streams";
+export { INBOX_TOPICS, inboxNoticeChannel } from "./inbox/inbox-changes";
+
+// Status webhooks (docs/webhooks.md): endpoints, the outbox fan-out, the sender, the deliveries log.
+export {
+  createWebhookEndpoint,
+  listWebhookEndpoints,
+  getWebhookEndpoint,
+  updateWebhookEndpointById,
+  deleteWebhookEndpointById,
+  rotateWebhookEndpointSecret,
+  signingSecrets,
+  WEBHOOK_SECRET_OVERLAP_MS,
+  type WebhookEndpointDeps,
+  type WebhookEndpointInput,
+  type WebhookEndpointView,
+} from "./webhooks/webhook-endpoints";
+export {
+  webhookFanOut,
+  webhookEventId,
+  type WebhookBody,
+  type FanOutDeps,
+} from "./webhooks/fan-out-webhooks";
+export {
+  sendWebhook,
+  sendWebhookJob,
+  sendWebhooks,
+  sendWebhooksJob,
+  webhookBodyBytes,
+  EndpointSlots,
+  WEBHOOK_PER_ENDPOINT_IN_FLIGHT,
+  type SendWebhookDeps,
+  type SendWebhookOutcome,
+} from "./webhooks/send-webhook";
+export {
+  listWebhookDeliveries,
+  retryWebhookDelivery,
+  testWebhookEndpoint,
+  type ListWebhookDeliveriesQuery,
+  type WebhookDeliveriesDeps,
+  type WebhookDeliveryView,
+} from "./webhooks/webhook-deliveries";
+export { requeueWebhooksSweep } from "./webhooks/webhook-sweeps";
+export {
+  nextWebhookTry,
+  nominalWebhookSchedule,
+  webhookEndpointBlock,
+  webhookTryJobId,
+} from "./webhooks/webhook-retry";
+export { webhookUrlProblem } from "./webhooks/webhook-url";

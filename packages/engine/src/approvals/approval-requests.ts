@@ -4,14 +4,13 @@ import {
   lowerImportance,
   newId,
   senderOf,
+  toolCallOfMetadata,
   type Importance,
   type Principal,
 } from "@svc/core";
 import type { BulkItem } from "@svc/queue";
 import {
   $transaction,
-  decideApprovalRequest,
-  expireApprovalRequests,
   findAgentRow,
   findApprovalRequest,
   insertApprovalRequest,
@@ -19,23 +18,21 @@ import {
   type AgentRow,
   type ApprovalRequestRow,
   type ApprovalStatus,
-  type TransactionClient,
 } from "@svc/store";
-import { callbackJob, recordDecisionCallback } from "../callbacks/record-callback";
 import type { EngineDeps } from "../deps";
 import { ingestJobFor } from "../events/commit-events";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { validationError } from "../shared/validation";
+import { maskSecretsIn } from "../screening/secret-check";
 import { enqueueAfterCommit } from "./after-commit";
-import { requestDecisionBody } from "./decision-callbacks";
-import type { Decider, Decision } from "./decide-held-message";
 import type { DecisionQueues } from "./decision-types";
 import { assertAgentMayHold } from "./pending-cap";
 import { announceHeldItems } from "./review-notices";
 
 // Approval requests (docs/approvals.md "Approval requests"): an agent (or a backend) asks people
-// to decide on an action outside svc; reviewers are told, decide by link or API once, and the
-// agent's backend hears back by callback or polls GET /v1/approvals/{id}.
+// to decide on an action outside svc; reviewers are told, decide by link or API once
+// (decide-request.ts), and the agent's backend hears back by callback or waits on
+// GET /v1/approvals/{id}?wait= (wait-for-approval.ts).
 
 export type ApprovalDeps = EngineDeps & { queues: DecisionQueues };
 
@@ -71,26 +68,28 @@ export function serializeApproval(row: ApprovalRequestRow, now: Date) {
     comment: row.comment,
     // An expired request was decided by nobody, at its deadline.
     decided_at: status === "expired" ? row.expires_at.toISOString() : iso(row.decided_at),
+    // What "Allow for this session" granted with an approval (docs/hooks.md), else null.
+    session_grant: (row.session_grant ?? null) as SessionGrantView | null,
     created_at: row.created_at.toISOString(),
   };
+}
+
+export interface SessionGrantView {
+  session_id: string;
+  rules: string[];
+  expires_at: string;
 }
 export type ApprovalView = ReturnType<typeof serializeApproval>;
 
 export async function createApprovalRequest(
   deps: ApprovalDeps,
   principal: Principal,
-  input: ApprovalInput,
+  given: ApprovalInput,
 ): Promise<ApprovalView> {
+  assertMetadataFits(given.metadata ?? {});
+  const input = await maskToolCallRequest(given);
   const metadata = input.metadata ?? {};
-  if (Buffer.byteLength(JSON.stringify(metadata), "utf8") > MAX_METADATA_BYTES) {
-    throw validationError([
-      {
-        loc: ["body", "metadata"],
-        msg: `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
-        type: "too_large",
-      },
-    ]);
-  }
+  assertMetadataFits(metadata); // a mask may be a little longer than what it hides
   const agent = principal.agentKey ? await findAgentRow(deps.prisma, principal.agentKey) : null;
   if (principal.agentKey) assertAgentMayName(principal.agentKey, agent, input.reviewers);
   const claimed = input.importance ?? "high";
@@ -133,6 +132,34 @@ export async function createApprovalRequest(
   return serializeApproval(row, deps.now());
 }
 
+function assertMetadataFits(metadata: Record<string, unknown>): void {
+  if (Buffer.byteLength(JSON.stringify(metadata), "utf8") > MAX_METADATA_BYTES) {
+    throw validationError([
+      {
+        loc: ["body", "metadata"],
+        msg: `must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
+        type: "too_large",
+      },
+    ]);
+  }
+}
+
+/**
+ * A coding agent's tool call (`metadata.tool_call`, docs/hooks.md "Secrets never travel"): its
+ * title, body and metadata pass the secret check before anything is stored, so no secret reaches
+ * the record, the reviewers' notices, the review page or the callback. `svcctl hook --ask` masks
+ * before sending too; this covers every other client.
+ */
+async function maskToolCallRequest(input: ApprovalInput): Promise<ApprovalInput> {
+  if (toolCallOfMetadata(input.metadata) === null) return input;
+  const [title, body, metadata] = await maskSecretsIn([
+    input.title,
+    input.body ?? "",
+    input.metadata ?? {},
+  ] as const);
+  return { ...input, title, body, metadata };
+}
+
 /** An agent key names only its agent's reviewers (docs/agents.md "What an agent key may never do"). */
 function assertAgentMayName(agentKey: string, agent: AgentRow | null, reviewers: readonly string[]): void {
   const allowed = new Set(agent?.reviewers ?? []);
@@ -151,10 +178,15 @@ export async function getApprovalRequest(
   principal: Principal,
   id: string,
 ): Promise<ApprovalView> {
-  return serializeApproval(await loadFor(deps, principal, id), deps.now());
+  return serializeApproval(await loadApprovalFor(deps, principal, id), deps.now());
 }
 
-async function loadFor(deps: EngineDeps, principal: Principal, id: string): Promise<ApprovalRequestRow> {
+/** The request as `principal` may read it: 404 when missing, 403 for an agent key reading another sender's. */
+export async function loadApprovalFor(
+  deps: Pick<EngineDeps, "prisma">,
+  principal: Principal,
+  id: string,
+): Promise<ApprovalRequestRow> {
   const row = await findApprovalRequest(deps.prisma, id);
   if (!row) throw new AppError("not_found", `no approval request '${id}'`);
   if (principal.agentKey !== null && row.agent_key !== principal.agentKey)
@@ -186,55 +218,4 @@ export async function listApprovalRequestsFor(
     (row) => row.id,
     (row) => serializeApproval(row, now),
   );
-}
-
-export type RequestDecisionResult =
-  | { kind: "decided"; request: ApprovalRequestRow }
-  | { kind: "expired"; request: ApprovalRequestRow }
-  | { kind: "not_waiting"; request: ApprovalRequestRow };
-
-/** Decides a pending request once (compare-and-set); past its deadline it expires instead. */
-export async function decideApprovalRequestOnce(
-  deps: ApprovalDeps,
-  id: string,
-  decision: Decision,
-  decider: Decider,
-): Promise<RequestDecisionResult> {
-  const jobs: BulkItem[] = [];
-  const result = await $transaction(deps.prisma, async (tx): Promise<RequestDecisionResult> => {
-    const now = deps.now();
-    const comment = (decision.action === "approve" ? decision.comment : decision.reason)?.trim() || null;
-    const decided = await decideApprovalRequest(tx, id, {
-      status: decision.action === "approve" ? "approved" : "rejected",
-      decidedBy: decider.name,
-      decidedByKeyId: decider.keyId,
-      comment,
-      now,
-    });
-    if (decided) {
-      await recordCallback(tx, deps, decided, decided.status as "approved" | "rejected", jobs);
-      return { kind: "decided", request: decided };
-    }
-    const [expired] = await expireApprovalRequests(tx, now, { id, limit: 1 });
-    if (expired) {
-      await recordCallback(tx, deps, expired, "expired", jobs);
-      return { kind: "expired", request: expired };
-    }
-    const current = await findApprovalRequest(tx, id);
-    if (!current) throw new AppError("not_found", `no approval request '${id}'`);
-    return { kind: "not_waiting", request: current };
-  });
-  await enqueueAfterCommit(deps, { jobs });
-  return result;
-}
-
-export async function recordCallback(
-  tx: TransactionClient,
-  deps: Pick<ApprovalDeps, "config" | "now">,
-  request: ApprovalRequestRow,
-  status: "approved" | "rejected" | "expired",
-  jobs: BulkItem[],
-): Promise<void> {
-  const callbackId = await recordDecisionCallback(tx, deps, requestDecisionBody(request, status));
-  if (callbackId) jobs.push(callbackJob(callbackId));
 }

@@ -1,12 +1,8 @@
 import { AppError, type Principal } from "@svc/core";
 import { loadMessageFor } from "../messages/load-message";
 import { serializeMessage, type MessageView } from "../messages/serialize-message";
-import {
-  decideApprovalRequestOnce,
-  serializeApproval,
-  type ApprovalDeps,
-  type ApprovalView,
-} from "./approval-requests";
+import { serializeApproval, type ApprovalDeps, type ApprovalView } from "./approval-requests";
+import { decideApprovalRequestOnce } from "./decide-request";
 import { decideHeldMessage, type Decision, type HeldDecisionDeps } from "./decide-held-message";
 
 // Decisions through the API (POST /v1/messages/{id}/approve|reject, /v1/approvals/{id}/approve|

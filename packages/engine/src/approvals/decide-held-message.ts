@@ -17,13 +17,15 @@ import { recordFinalRows } from "../metrics/record-metrics";
 import { enqueueAfterCommit } from "./after-commit";
 import { messageDecisionBody, type MessageDecision } from "./decision-callbacks";
 import { recheckApprovedMessage } from "./recheck-approved";
+import { emitWebhookEvents, heldMessageDecisionEmissions } from "../webhooks/emit";
 import type { DecisionQueues } from "./decision-types";
 
 // Deciding a held message (docs/approvals.md "Held messages"): by API key or review link, once.
 // Approve re-checks the policy and queues it (reviewed_by, reviewed_at); reject cancels it with
 // `rejected` or `rejected: <reason>`; after the review deadline it expires instead (`suppressed`,
 // `expired`). Every write is compare-and-set on `pending_approval` under the person's lock, so of
-// any number of simultaneous decisions exactly one wins; the callback is recorded with it.
+// any number of simultaneous decisions exactly one wins; the callback and the message's webhook
+// event (`message.queued`, `message.cancelled`, `message.suppressed`, …) are recorded with it.
 
 export interface Decider {
   /** The key's name, or `link:<reviewer>`. */
@@ -32,7 +34,13 @@ export interface Decider {
 }
 
 export type Decision =
-  { action: "approve"; comment?: string | null } | { action: "reject"; reason?: string | null };
+  | {
+      action: "approve";
+      comment?: string | null;
+      /** An approval request's tool call, allowed for the rest of its session (docs/hooks.md). */
+      forSession?: boolean;
+    }
+  | { action: "reject"; reason?: string | null };
 
 export type HeldDecisionResult =
   | { kind: "decided"; message: MessageRow }
@@ -93,6 +101,8 @@ async function approve(
   });
   if (!approved) return { kind: "not_waiting", message: (await findMessage(tx, message.id)) ?? message };
   if (fatigue) await saveFatigueState(tx, approved.recipient_id, approved.category, fatigue, now);
+  const approval = { status: "approved" as const, decidedBy: decider.name, decidedAt: now };
+  await emitWebhookEvents(tx, heldMessageDecisionEmissions(approved, approval, now));
   await recordCallback(
     tx,
     deps,
@@ -125,6 +135,8 @@ async function reject(
     now,
   });
   if (!rejected) return { kind: "not_waiting", message: (await findMessage(tx, message.id)) ?? message };
+  const rejection = { status: "rejected" as const, decidedBy: decider.name, decidedAt: now };
+  await emitWebhookEvents(tx, heldMessageDecisionEmissions(rejected, rejection, now));
   const comment = reason?.trim() ? reason.trim() : null;
   await recordCallback(
     tx,
@@ -142,8 +154,10 @@ async function expireNow(
   message: MessageRow,
   jobs: BulkItem[],
 ): Promise<HeldDecisionResult> {
-  const [expired] = await expireHeldMessages(tx, deps.now(), REASON.expired, { id: message.id, limit: 1 });
+  const now = deps.now();
+  const [expired] = await expireHeldMessages(tx, now, REASON.expired, { id: message.id, limit: 1 });
   if (!expired) return { kind: "not_waiting", message: (await findMessage(tx, message.id)) ?? message };
+  await emitWebhookEvents(tx, heldMessageDecisionEmissions(expired, expiryOf(expired), now));
   await recordCallback(tx, deps, expired, expiryOf(expired), jobs);
   return { kind: "expired", message: expired };
 }

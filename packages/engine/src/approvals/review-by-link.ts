@@ -6,7 +6,10 @@ import {
   linkDecider,
   linkTokenHash,
   REASON,
+  toolCallDetails,
+  toolCallOfMetadata,
   type Importance,
+  type ToolCallDetails,
 } from "@svc/core";
 import {
   findAgentRow,
@@ -19,7 +22,8 @@ import {
   type ReviewLinkRow,
 } from "@svc/store";
 import type { EngineDeps } from "../deps";
-import { decideApprovalRequestOnce, type ApprovalDeps } from "./approval-requests";
+import type { ApprovalDeps } from "./approval-requests";
+import { decideApprovalRequestOnce, sessionRulesOf } from "./decide-request";
 import { decideHeldMessage, type Decision, type HeldDecisionDeps } from "./decide-held-message";
 
 // Hosted review links (docs/approvals.md "Review links"): the token in the path is the reviewer's
@@ -40,6 +44,21 @@ export interface ReviewItem {
   title: string;
   body: string;
   deadline: Date;
+  /** A coding agent's tool call waiting for permission (docs/hooks.md), shown as what will run. */
+  toolCall: ReviewToolCall | null;
+}
+
+export interface ReviewToolCall {
+  tool: string;
+  agent: string;
+  project: string | null;
+  sessionId: string | null;
+  cwd: string | null;
+  details: ToolCallDetails;
+  /** Some of the tool input was cut to fit the request. */
+  truncated: boolean;
+  /** What "Allow for this session" grants; null when the call cannot be allowed for its session. */
+  sessionRules: string[] | null;
 }
 
 export interface ReviewOutcome {
@@ -137,6 +156,7 @@ function messageItem(message: MessageRow, agentName: string | null): ReviewItem 
     title: text(content.title),
     body: text(content.body),
     deadline: message.approval_expires_at ?? message.send_at,
+    toolCall: null,
   };
 }
 
@@ -152,6 +172,22 @@ function requestItem(request: ApprovalRequestRow, agentName: string | null): Rev
     title: request.title,
     body: request.body,
     deadline: request.expires_at,
+    toolCall: toolCallOf(request),
+  };
+}
+
+function toolCallOf(request: ApprovalRequestRow): ReviewToolCall | null {
+  const call = toolCallOfMetadata(request.metadata);
+  if (call === null) return null;
+  return {
+    tool: call.tool_name,
+    agent: call.agent,
+    project: call.project,
+    sessionId: call.session_id,
+    cwd: call.cwd,
+    details: toolCallDetails(call),
+    truncated: call.truncated === true,
+    sessionRules: sessionRulesOf(request)?.rules ?? null,
   };
 }
 

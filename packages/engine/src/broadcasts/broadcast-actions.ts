@@ -1,13 +1,13 @@
 import { AppError, BROADCAST_CANCELLED, broadcastTransition, type BroadcastAction } from "@svc/core";
 import type { Queues } from "@svc/queue";
 import {
-  cancelQueuedBroadcastMessages,
   changeBroadcastStatus,
   stampBroadcastStarted,
   type BroadcastRow,
   type PrismaClient,
 } from "@svc/store";
 import type { Logger } from "@svc/log";
+import { cancelBroadcastMessages } from "./cancel-broadcast-messages";
 import { recordFinalMessage } from "../metrics/record-metrics";
 import { loadBroadcast } from "./broadcasts-resource";
 import { serializeBroadcast, type BroadcastView } from "./serialize-broadcast";
@@ -63,9 +63,5 @@ async function afterChange(deps: BroadcastActionDeps, row: BroadcastRow, now: Da
   // After the status commit, so a chunk that composed before it is caught here, and one after
   // it sees `cancelled` itself (docs/broadcasts.md "Cancelling").
   if (row.status === "cancelled")
-    recordFinalMessage(
-      "cancelled",
-      BROADCAST_CANCELLED,
-      await cancelQueuedBroadcastMessages(deps.prisma, row.id, BROADCAST_CANCELLED, now),
-    );
+    recordFinalMessage("cancelled", BROADCAST_CANCELLED, await cancelBroadcastMessages(deps, row.id, now));
 }

@@ -19,6 +19,7 @@ import {
   type PrismaClient,
   type TransactionClient,
 } from "@svc/store";
+import { broadcastCompletedPerRow } from "../webhooks/emit";
 import { isFilterAudience } from "./broadcast-input";
 
 // Planning a run (docs/broadcasts.md "How it runs"): at `send_at` the broadcast becomes
@@ -73,7 +74,13 @@ export async function planBroadcast(
   if (row.total === null) await fixAudience(deps, row);
   const positions = await findOpenChunkPositions(deps.prisma, broadcastId);
   if (positions.length === 0) {
-    await completeBroadcastIfDone(deps.prisma, broadcastId, deps.now());
+    const completedAt = deps.now();
+    await completeBroadcastIfDone(
+      deps.prisma,
+      broadcastId,
+      completedAt,
+      broadcastCompletedPerRow(completedAt),
+    );
     return { result: "completed" };
   }
   await deps.queues.enqueueBulk(

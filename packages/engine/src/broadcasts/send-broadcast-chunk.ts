@@ -4,7 +4,6 @@ import { BROADCAST_CANCELLED } from "@svc/core";
 import { sharedThrottle, type Queues, type SharedThrottle } from "@svc/queue";
 import {
   $transaction,
-  cancelQueuedBroadcastMessages,
   changeBroadcastStatus,
   completeBroadcastIfDone,
   findBroadcast,
@@ -22,7 +21,9 @@ import {
   type PrismaClient,
   type TemplateRow,
 } from "@svc/store";
+import { broadcastCompletedPerRow } from "../webhooks/emit";
 import { ComposeReferenceError } from "../compose/compose-errors";
+import { cancelBroadcastMessages } from "./cancel-broadcast-messages";
 import { recordFinalMessage, recordFinalRows } from "../metrics/record-metrics";
 import { composeMessagesOfPeople } from "../compose/compose-batch";
 import type { ComposeRequest } from "../compose/compose-types";
@@ -128,7 +129,8 @@ export async function sendBroadcastChunk(
     return { result: "failed", sent: composed };
   }
   await saveChunkProgress(deps.prisma, broadcastId, position, { nextSeq: next, skipped, done: true });
-  await completeBroadcastIfDone(deps.prisma, broadcastId, deps.now());
+  const completedAt = deps.now();
+  await completeBroadcastIfDone(deps.prisma, broadcastId, completedAt, broadcastCompletedPerRow(completedAt));
   // A cancel committed while the last batch was composed: its queued messages go too.
   await stillRunning(deps, broadcastId);
   return { result: "done", sent: composed };
@@ -141,7 +143,7 @@ async function stillRunning(deps: ChunkDeps, broadcastId: string): Promise<boole
     recordFinalMessage(
       "cancelled",
       BROADCAST_CANCELLED,
-      await cancelQueuedBroadcastMessages(deps.prisma, broadcastId, BROADCAST_CANCELLED, deps.now()),
+      await cancelBroadcastMessages(deps, broadcastId, deps.now()),
     );
   return status === "running";
 }

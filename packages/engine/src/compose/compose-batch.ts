@@ -8,6 +8,7 @@ import {
   type TemplateRow,
   type TransactionClient,
 } from "@svc/store";
+import { emitWebhookEvents, messageStatusEmissions } from "../webhooks/emit";
 import { announceHeldItems, heldMessageNotice } from "../approvals/review-notices";
 import { ComposeReferenceError } from "./compose-errors";
 import { decideMessage, historyQueryOfRequest, type DecidedMessage } from "./compose-message";
@@ -80,7 +81,9 @@ export async function composeMessagesOfPeople(
     }
   }
   const toInsert = [...decided.values()].flatMap((d) => (d.ok ? [d.decided.row] : []));
-  const inserted = new Map((await insertComposedMessages(tx, toInsert)).map((row) => [row.id, row]));
+  const stored = await insertComposedMessages(tx, toInsert);
+  await emitWebhookEvents(tx, messageStatusEmissions(stored, now));
+  const inserted = new Map(stored.map((row) => [row.id, row]));
   const outcomes: ComposeOutcome[] = [];
   for (const request of requests) {
     const original = request.dedupKey ? taken.get(request.dedupKey) : undefined;

@@ -7,6 +7,7 @@ import {
   type MessageRow,
   type TransactionClient,
 } from "@svc/store";
+import { emitWebhookEvents, messageStatusEmissions } from "../webhooks/emit";
 import { announceHeldItems, heldMessageNotice } from "../approvals/review-notices";
 import type { ComposeDeps, ComposeRequest, ComposeResult } from "./compose-types";
 import { readCompositionRows, type CompositionRows } from "./composition-rows";
@@ -48,6 +49,7 @@ export async function composeMessage(
     return { message: taken, duplicate: true, notices: [] };
   }
   if (decided.fatigue) await saveFatigueState(tx, row.recipient_id, row.category, decided.fatigue, now);
+  await emitWebhookEvents(tx, messageStatusEmissions([inserted], now));
   const notices =
     inserted.status === "pending_approval"
       ? await announceHeldItems(tx, deps, [heldMessageNotice(inserted, rows.agent)])

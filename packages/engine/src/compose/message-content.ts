@@ -1,12 +1,7 @@
-import {
-  renderTemplate,
-  type RenderContext,
-  type RenderedContent,
-  type RenderOutcome,
-  type RenderRequest,
-} from "@svc/core";
+import { type RenderContext, type RenderedContent, type RenderOutcome, type RenderRequest } from "@svc/core";
 import { channelProviders, type SvcConfig } from "@svc/config";
 import type { TemplateRow } from "@svc/store";
+import { renderPool } from "../rendering/render-pool";
 import { templateDefinition } from "../templates/template-definition";
 
 // Stored `content` of a message: the rendering for the first reachable channel (what the API
@@ -44,23 +39,29 @@ export interface ContentRendererInput {
   context: RenderContext;
 }
 
-/** The pipeline's `render` callback: renders for every reachable channel, fails on the first error. */
+/**
+ * The pipeline's `render` callback: renders for every reachable channel, fails on the first error.
+ * All channels go to a render thread in one task (rendering/render-pool.ts).
+ */
 export function contentRenderer(input: ContentRendererInput) {
-  return (request: RenderRequest): RenderOutcome<MessageContent> => {
+  return async (request: RenderRequest): Promise<RenderOutcome<MessageContent>> => {
     if (!input.template) return { ok: false, error: `no template '${input.templateKey}'` };
     const definition = templateDefinition(input.template);
     const channels = request.channels.length > 0 ? request.channels : [null];
-    let first: MessageContent | null = null;
-    const variants: Record<string, RenderedContent> = {};
-    for (const channel of channels) {
-      const result = renderTemplate({
+    const results = await renderPool(input.config).renderTemplates(
+      channels.map((channel) => ({
         template: definition,
         locale: request.locale,
         channel,
         context: input.context,
         html: channel !== null && isEmailChannel(input.config, channel),
-      });
+      })),
+    );
+    let first: MessageContent | null = null;
+    const variants: Record<string, RenderedContent> = {};
+    for (const [index, result] of results.entries()) {
       if (!result.ok) return { ok: false, error: result.detail };
+      const channel = channels[index] ?? null;
       if (!first) first = { ...result.content, locale: result.locale, channel };
       else if (channel !== null && !sameContent(first, result.content)) variants[channel] = result.content;
     }

@@ -192,6 +192,7 @@ test("every field the pipeline reads comes from the rows, the request and the co
     },
     config: {
       channels: ["email", "sms"],
+      inboxChannels: [],
       quietHours: { start: "21:00", end: "07:00" },
       defaultTimezone: "Europe/Berlin",
       compliance: { usTextingRules: true, smsChannels: ["sms"], unknownState: "federal" },

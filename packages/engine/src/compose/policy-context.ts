@@ -7,7 +7,7 @@ import {
   type PolicyHistory,
   type RenderContext,
 } from "@svc/core";
-import type { SvcConfig } from "@svc/config";
+import { inboxChannelNames, type SvcConfig } from "@svc/config";
 import type {
   AgentRow,
   CategoryRow,
@@ -127,6 +127,7 @@ export function policyContextOf(input: PolicyContextInput): LoadedComposition {
     },
     config: {
       channels: Object.keys(config.channels),
+      inboxChannels: inboxChannelNames(config.channels),
       quietHours: config.policy.quiet_hours,
       defaultTimezone: config.policy.default_timezone,
       compliance: {

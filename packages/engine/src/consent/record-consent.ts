@@ -9,6 +9,7 @@ import {
   saveConsent,
   type PrismaClient,
 } from "@svc/store";
+import { emitWebhookEvents, preferencesChangedEmission } from "../webhooks/emit";
 import { lockPerson } from "../preferences-self-service/lock-person";
 import { changePreferences } from "../recipients/preferences";
 import { validationError } from "../shared/validation";
@@ -95,6 +96,11 @@ export async function recordConsent(
           record,
           created_at: now,
         });
+    // A record-only entry is a ledger entry too: backends hear of it (a change's entry was told).
+    if (!change.changed)
+      await emitWebhookEvents(tx, [
+        preferencesChangedEmission(person, { source: "api", changes: {}, created_at: now }),
+      ]);
     for (const category of categories) {
       await saveConsent(tx, {
         recipient_id: person.id,

@@ -1,4 +1,5 @@
-import { gaveUpReason, providerErrorsReason, REASON } from "@svc/core";
+import { channelAddresses, gaveUpReason, providerErrorsReason, REASON } from "@svc/core";
+import { inboxChannelNames } from "@svc/config";
 import {
   bumpMessageGeneration,
   currentRunAttempts,
@@ -16,6 +17,7 @@ import { countDeliveryAttempts, recordEventToSent, recordFinalMessage } from "..
 import type { DeliveryDeps } from "./delivery-types";
 import { sendToChannel, type AttemptRecord } from "./send-to-channel";
 import { textingHoursAt } from "./texting-hours-at-delivery";
+import { messageEmission, WEBHOOK_EVENT_TOPIC, webhookEntries, webhookPayload } from "../webhooks/emit";
 
 export type DeliveryOutcome =
   | { status: "skipped"; reason: string }
@@ -95,12 +97,11 @@ async function deliverClaimed(
   const run = runStateOf(await currentRunAttempts(deps.prisma, message));
   const links = await deps.links(message, now);
   const permanentErrors = [...run.failedChannels.values()];
+  const inboxChannels = inboxChannelNames(deps.config.channels);
   for (const channel of recheck.channels) {
     if (run.failedChannels.has(channel)) continue;
     const provider = deps.providers.get(channel);
-    const addresses = recheck.recipient.addresses
-      .filter((a) => a.channel === channel && a.enabled)
-      .map((a) => a.value);
+    const addresses = channelAddresses(recheck.recipient.addresses, channel, inboxChannels);
     if (!provider || addresses.length === 0) continue;
 
     // Texting hours (docs/texting.md "At delivery"): a text channel outside legal hours waits for
@@ -126,9 +127,17 @@ async function deliverClaimed(
     countDeliveryAttempts(attempts);
     const outcome = tryOutcome(attempts);
     if (outcome === "sent") {
-      // Attempts and `sent` in one write, batched with the other jobs' (writeSentMessages).
+      // Attempts, `sent` and its webhook events in one write, batched with the other jobs'
+      // (writeSentMessages).
       const sentAt = deps.now();
-      const written = await batches.writeSent.add({ message, channel, at, attempts, sentAt });
+      const written = await batches.writeSent.add({
+        message,
+        channel,
+        at,
+        attempts,
+        sentAt,
+        outbox: sentWebhookEvents(message.id, sentAt),
+      });
       if (!written.won) {
         // Another run took the claim over meanwhile (docs/operations.md "Recovery guarantees").
         deps.logger.warn("delivery lease lost after sending", { message_id: message.id, channel });
@@ -230,9 +239,19 @@ async function finish(
   reason: string,
   now: Date,
 ): Promise<DeliveryOutcome> {
-  const won = await finishSendingMessage(deps.prisma, message, status, reason, now);
+  const event = messageEmission(`message.${status}`, { id: message.id, status, status_reason: reason }, now);
+  const won = await finishSendingMessage(deps.prisma, message, status, reason, now, webhookEntries([event]));
   if (!won) return { status: "skipped", reason: "lease lost" };
   recordFinalMessage(status, reason);
   deps.logger.info(`delivery ${status}`, { message_id: message.id, status_reason: reason });
   return { status, reason };
+}
+
+// `message.sent`, and `message.delivered` too when a delivered report overtook the send.
+function sentWebhookEvents(messageId: string, sentAt: Date) {
+  const event = (status: "sent" | "delivered") =>
+    webhookPayload(
+      messageEmission(`message.${status}`, { id: messageId, status, status_reason: null }, sentAt),
+    );
+  return { topic: WEBHOOK_EVENT_TOPIC, sent: event("sent"), delivered: event("delivered") };
 }

@@ -32,6 +32,8 @@ type LinkMessage = {
   link_nonce: string;
   recipient_id: string;
   content: unknown;
+  /** Placeholders in `data` are filled too (a reviewer's notice carries `review_url` there). */
+  data?: unknown;
   unsubscribe_token_hash: string | null;
   tracking_token_hash: string | null;
 };
@@ -44,10 +46,11 @@ const hashesToStore = (message: LinkMessage, token: { unsubscribeHash: string; t
 const REVIEW_PLACEHOLDER = linkPlaceholder("review_url");
 const PREFERENCES_PLACEHOLDER = linkPlaceholder("preferences_url");
 
-/** The link placeholders the stored content holds (only notifications of held items carry the review one). */
+/** The link placeholders the stored content and data hold (only notifications of held items carry the review one). */
 function placeholdersOf(message: LinkMessage): { review: boolean; preferences: boolean } {
-  if (message.content === null) return { review: false, preferences: false };
-  const text = JSON.stringify(message.content);
+  const data = message.data ?? null;
+  if (message.content === null && data === null) return { review: false, preferences: false };
+  const text = JSON.stringify(message.content) + (data === null ? "" : JSON.stringify(data));
   return { review: text.includes(REVIEW_PLACEHOLDER), preferences: text.includes(PREFERENCES_PLACEHOLDER) };
 }
 

@@ -72,17 +72,27 @@ export interface RetryInput {
   maxDeferSeconds: number;
   /** In [0, 1). */
   random: number;
+  /** Growth of the wait per try; default 2. */
+  factor?: number;
+  /** The most jitter takes off a wait (a fraction); default 0.5. */
+  jitter?: number;
+  /** No wait longer than this, Retry-After included; default none. */
+  maxWaitMs?: number;
 }
 
 /**
- * Exponential backoff with 50 % jitter (half to all of base·2^(n-1), like the queue's own), never
- * sooner than the provider's Retry-After. Gives up once `maxAttempts` tries were made or the next
- * try would land more than `maxDeferSeconds` after the run's first attempt.
+ * Exponential backoff with jitter (by default half to all of base·2^(n-1), like the queue's own),
+ * never sooner than the provider's Retry-After (nor later than `maxWaitMs`). Gives up once
+ * `maxAttempts` tries were made or the next try would land more than `maxDeferSeconds` after the
+ * run's first attempt.
  */
 export function planRetry(input: RetryInput): RetryPlan {
-  const exponential = input.baseMs * 2 ** (input.retries - 1);
-  const jittered = exponential * (1 - 0.5 * input.random);
-  const delay = Math.max(jittered, input.retryAfterMs ?? 0);
+  const exponential = input.baseMs * (input.factor ?? 2) ** (input.retries - 1);
+  const jittered = exponential * (1 - (input.jitter ?? 0.5) * input.random);
+  const delay = Math.min(
+    Math.max(jittered, input.retryAfterMs ?? 0),
+    input.maxWaitMs ?? Number.POSITIVE_INFINITY,
+  );
   const at = new Date(input.now.getTime() + Math.round(delay));
   const deferredMs = at.getTime() - input.firstAttemptAt.getTime();
   const exhausted = input.retries + 1 > input.maxAttempts || deferredMs > input.maxDeferSeconds * 1000;

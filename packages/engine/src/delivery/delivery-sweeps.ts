@@ -8,6 +8,7 @@ import {
   type PrismaClient,
 } from "@svc/store";
 import { recordFinalMessage } from "../metrics/record-metrics";
+import { messageStatusPerRow } from "../webhooks/emit";
 
 // Sweeps of the delivery queue (docs/delivery.md, docs/operations.md "Recovery guarantees"). A
 // bumped generation turns an older job still in flight or in Redis into a no-op at its claim.
@@ -30,7 +31,12 @@ export function expireQueuedSweep(deps: Pick<DeliverySweepDeps, "prisma">, every
     name: "expire-queued",
     every,
     run: async ({ now }) => {
-      const expired = await expireQueuedMessages(deps.prisma, now, REASON.expired);
+      const expired = await expireQueuedMessages(
+        deps.prisma,
+        now,
+        REASON.expired,
+        messageStatusPerRow("suppressed", REASON.expired, now),
+      );
       recordFinalMessage("suppressed", REASON.expired, expired);
       return { expired };
     },

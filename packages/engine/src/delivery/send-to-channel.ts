@@ -1,4 +1,9 @@
-import { fillLinkPlaceholders, type Importance } from "@svc/core";
+import {
+  fillLinkPlaceholders,
+  fillLinkPlaceholdersIn,
+  type Importance,
+  type LinkPlaceholderName,
+} from "@svc/core";
 import type { Provider, SendContent, SendRequest, SendResult } from "@svc/providers";
 import type { MessageRow } from "@svc/store";
 import { contentForChannel, isEmailChannel, type MessageContent } from "../compose/message-content";
@@ -34,6 +39,11 @@ export async function sendToChannel(
   input: ChannelTryInput,
 ): Promise<AttemptRecord[]> {
   const content = providerContent(deps, input);
+  // `data` holds live links too (a reviewer's notice carries its `review_url` there).
+  const data = fillLinkPlaceholdersIn(
+    (input.message.data ?? {}) as Record<string, unknown>,
+    linkUrlsFor(input.links, input.allowUnsubscribe),
+  );
   return Promise.all(
     input.addresses.map(async (to) => {
       const request: SendRequest = {
@@ -48,7 +58,7 @@ export async function sendToChannel(
         category: input.message.category,
         importance: input.message.importance as Importance,
         content,
-        data: (input.message.data ?? {}) as Record<string, unknown>,
+        data,
         trackingToken: input.links.tracking_token,
         unsubscribeUrl: input.allowUnsubscribe ? input.links.one_click_url : null,
         preferencesUrl: input.links.preferences_url,
@@ -59,8 +69,8 @@ export async function sendToChannel(
   );
 }
 
-// Stored content keeps `[[svc:...]]` placeholders; only this copy, handed to the provider, holds
-// live links (docs/delivery.md, "Channels, addresses, attempts").
+// Stored content and data keep `[[svc:...]]` placeholders; only this copy, handed to the provider,
+// holds live links (docs/delivery.md, "Channels, addresses, attempts").
 function providerContent(deps: Pick<DeliveryDeps, "config">, input: ChannelTryInput): SendContent {
   const stored = (input.message.content ?? {
     title: "",
@@ -69,11 +79,7 @@ function providerContent(deps: Pick<DeliveryDeps, "config">, input: ChannelTryIn
     thread: null,
   }) as unknown as MessageContent;
   const rendered = contentForChannel(stored, input.channel);
-  const urls = {
-    preferences_url: input.links.preferences_url,
-    unsubscribe_url: input.allowUnsubscribe ? input.links.unsubscribe_url : null,
-    review_url: input.links.review_url,
-  };
+  const urls = linkUrlsFor(input.links, input.allowUnsubscribe);
   // E-mail bodies are rendered with HTML autoescape (docs/templates.md): that is the HTML part.
   const html = isEmailChannel(deps.config, input.channel);
   return {
@@ -82,6 +88,18 @@ function providerContent(deps: Pick<DeliveryDeps, "config">, input: ChannelTryIn
     url: rendered.url === null ? null : fillLinkPlaceholders(rendered.url, urls) || null,
     thread: rendered.thread,
     ...(html ? { html: fillLinkPlaceholders(rendered.body, urls, { html: true }) } : {}),
+  };
+}
+
+/** The URLs placeholders are filled with: no unsubscribe link where the category forbids unsubscribing. */
+export function linkUrlsFor(
+  links: DeliveryLinkValues,
+  allowUnsubscribe: boolean,
+): Partial<Record<LinkPlaceholderName, string | null>> {
+  return {
+    preferences_url: links.preferences_url,
+    unsubscribe_url: allowUnsubscribe ? links.unsubscribe_url : null,
+    review_url: links.review_url,
   };
 }
 
@@ -99,15 +117,14 @@ export function storableError(text: string): string {
 }
 
 // A provider that throws instead of resolving broke its contract; the outcome is unknown, so retry.
+// Only the error's class is stored: its text may quote the far side's network detail
+// (docs/providers.md "How a send ends").
 async function safeSend(provider: Provider, request: SendRequest): Promise<SendResult> {
   try {
     return await provider.send(request);
   } catch (error) {
-    return {
-      ok: false,
-      retryable: true,
-      error: `${provider.name}: ${error instanceof Error ? error.message : String(error)}`,
-    };
+    const kind = error instanceof Error ? error.name : typeof error;
+    return { ok: false, retryable: true, error: `${provider.name} failed unexpectedly (${kind})` };
   }
 }
 

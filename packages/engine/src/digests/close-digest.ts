@@ -18,12 +18,14 @@ import {
   type RecipientRow,
   type RuleRow,
 } from "@svc/store";
+import { emitWebhookEvents } from "../webhooks/emit";
 import { ComposeReferenceError } from "../compose/compose-errors";
 import { composeMessage } from "../compose/compose-message";
 import type { ComposeRequest, ContentOverride } from "../compose/compose-types";
 import { lockPerson } from "../preferences-self-service/lock-person";
 import type { StoredDigestPolicy } from "../rules/rule-input";
 import { digestTemplateData } from "./digest-data";
+import { renderPool } from "../rendering/render-pool";
 import { aiSettingsOf, summarizeDigest } from "./summarize";
 
 // Closing a digest (docs/digests.md, "Closing, exactly once"): one message through regular policy,
@@ -100,6 +102,14 @@ export async function closeDigest(deps: CloseDigestDeps, digestId: string): Prom
       try {
         const { message } = await composeMessage(tx, { config: deps.config, now: () => now }, request);
         await setDigestMessage(tx, digestId, message.id);
+        await emitWebhookEvents(tx, [
+          {
+            type: "digest.sent",
+            occurredAt: now,
+            subject: { kind: "digest", id: digestId },
+            snapshot: { status: "sent", sent_at: now, message_id: message.id },
+          },
+        ]);
         const delivery =
           message.status === "queued"
             ? { messageId: message.id, generation: message.generation, sendAt: message.send_at }
@@ -204,6 +214,7 @@ async function summarize(
     context,
     events: data.events,
     summaryFields: policy.summary_fields,
+    renderer: renderPool(deps.config),
   });
   if (summary.source === "template")
     deps.logger?.warn("digest summary fell back to the template", {

@@ -1,7 +1,8 @@
-import { renderTemplate, type RenderContext } from "@svc/core";
+import type { RenderContext } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
 import type { TemplateRow } from "@svc/store";
 import type { ContentOverride } from "../compose/compose-types";
+import type { RenderPool } from "../rendering/render-pool";
 import { templateDefinition } from "../templates/template-definition";
 import { chatComplete, type AiSettings, type ChatMessage } from "./ai-client";
 import { missingToken } from "./preserved-tokens";
@@ -26,6 +27,8 @@ export interface SummarizeInput {
   events: unknown[];
   /** Rule's `summary_fields`; the template's `ai_attributes` are added. */
   summaryFields: string[];
+  /** Where the baseline renders (rendering/render-pool.ts). */
+  renderer: RenderPool;
 }
 
 const SYSTEM_PROMPT = [
@@ -79,7 +82,7 @@ async function rewrite(input: SummarizeInput): Promise<Rewrite> {
   const fallback = (reason: string): Rewrite => ({ source: "template", reason });
   if (!input.settings) return fallback("ai disabled");
   if (!input.template) return fallback("no template");
-  const baseline = renderTemplate({
+  const baseline = await input.renderer.renderTemplate({
     template: templateDefinition(input.template),
     locale: input.locale,
     channel: input.channel,

@@ -6,15 +6,19 @@ import {
   type Principal,
 } from "@svc/core";
 import {
+  $transaction,
   findMessage,
   findMessageIdByTrackingHash,
+  insertDeliveredReports,
   insertEngagement,
-  markMessageDelivered,
+  markMessagesDelivered,
   saveFatigueState,
   stampMessageEngagement,
   type PrismaClient,
+  type TransactionClient,
 } from "@svc/store";
 import { recordFinalMessage } from "../metrics/record-metrics";
+import { emitWebhookEvents, messageEmission } from "../webhooks/emit";
 
 // Engagement (docs/messages.md, "Engagement and tracking"): `delivered` confirms delivery
 // (`sent` → `delivered`); opened, clicked and converted are engagement: they stamp the message and
@@ -63,25 +67,53 @@ export async function recordTrackedEngagement(
 }
 
 export async function recordEngagement(
-  { prisma, now: clock }: { prisma: PrismaClient; now: () => Date },
+  deps: { prisma: PrismaClient; now: () => Date },
   messageId: string,
   type: EngagementType,
   source: string,
 ): Promise<EngagementResult> {
-  const now = clock();
-  let delivered = false;
-  const result = await prisma.$transaction(async (tx) => {
+  if (type === "delivered") {
+    const [recorded] = await recordDeliveries(deps, [messageId], source);
+    return { message_id: messageId, type, recorded: recorded === messageId };
+  }
+  const now = deps.now();
+  return $transaction(deps.prisma, async (tx) => {
     // The unique (message, type) row decides which of two racing reports does the work.
     const recorded = await insertEngagement(tx, { messageId, type, source, at: now });
     if (!recorded) return { message_id: messageId, type, recorded: false };
-    if (type === "delivered") {
-      delivered = await markMessageDelivered(tx, messageId, now);
-    } else {
-      const message = await stampMessageEngagement(tx, messageId, type, now);
-      await saveFatigueState(tx, message.recipient_id, message.category, fatigueAfterEngagement(), now);
-    }
+    const message = await stampMessageEngagement(tx, messageId, type, now);
+    await saveFatigueState(tx, message.recipient_id, message.category, fatigueAfterEngagement(), now);
+    const status = { id: messageId, status: message.status, status_reason: message.status_reason };
+    await emitWebhookEvents(tx, [messageEmission("message.engaged", status, now, { engagement: type })]);
     return { message_id: messageId, type, recorded: true };
   });
-  if (delivered) recordFinalMessage("delivered", null);
-  return result;
+}
+
+/**
+ * `delivered` for many messages in one transaction (the one path for it: reports, and inbox items
+ * a client received, docs/inbox.md): each is recorded once, and a `sent` message becomes
+ * `delivered` (with its `message.delivered` webhook event). Returns the messages whose report was new.
+ */
+export async function recordDeliveries(
+  { prisma, now: clock }: { prisma: PrismaClient; now: () => Date },
+  messages: readonly string[] | ((tx: TransactionClient) => Promise<readonly string[]>),
+  source: string,
+): Promise<string[]> {
+  if (Array.isArray(messages) && messages.length === 0) return [];
+  const now = clock();
+  const { recorded, delivered } = await $transaction(prisma, async (tx) => {
+    // Either the messages, or what picks them inside this transaction (inbox items received).
+    const ids = typeof messages === "function" ? await messages(tx) : messages;
+    const recorded = await insertDeliveredReports(tx, ids, source, now);
+    const delivered = await markMessagesDelivered(tx, recorded, now);
+    await emitWebhookEvents(
+      tx,
+      delivered.map((id) =>
+        messageEmission("message.delivered", { id, status: "delivered", status_reason: null }, now),
+      ),
+    );
+    return { recorded, delivered };
+  });
+  recordFinalMessage("delivered", null, delivered.length);
+  return recorded;
 }

@@ -11,6 +11,7 @@ import {
   deleteMessages,
   deleteRecipient,
   deleteReviewLinksOf,
+  deleteWebhookDeliveriesOf,
   findCallbackIdsOfMessages,
   findDigestIdsOfPerson,
   findEventsOfPerson,
@@ -26,6 +27,9 @@ import {
   type PrismaClient,
   type TransactionClient,
 } from "@svc/store";
+import { INBOX_TOPICS, inboxChangeEntry } from "../inbox/inbox-changes";
+import { kickOutbox, recordOutbox } from "../outbox/outbox";
+import { webhookEntries } from "../webhooks/emit";
 import { assertMayWritePeople } from "../recipients/may-write-people";
 import { removeErasedJobs, type ErasedWork } from "./erasure-jobs";
 
@@ -104,6 +108,24 @@ export async function eraseRecipient(
       if (person) {
         await eraseReplies(tx, person.id, smsChannels);
         await deleteRecipient(tx, person.id);
+        // Webhook deliveries about them, sent or not, for every endpoint (docs/webhooks.md "Personal
+        // data"): after the person's row, whose delete waits for a fan-out writing about them, so
+        // this statement sees what that fan-out committed.
+        await deleteWebhookDeliveriesOf(tx, person.id);
+        // Their inbox items went with their messages; their open inbox streams are told to close,
+        // and backends hear `recipient.erased` (its data frozen: the person is gone), in one insert.
+        const now = deps.now();
+        await recordOutbox(tx, [
+          inboxChangeEntry(person.id, INBOX_TOPICS.revoked, null),
+          ...webhookEntries([
+            {
+              type: "recipient.erased",
+              occurredAt: now,
+              subject: { kind: "recipient", id: person.id },
+              snapshot: { external_id: person.external_id, source: "api", changes: {}, created_at: now },
+            },
+          ]),
+        ]);
       }
       return {
         eventIds: events.map((e) => e.id),
@@ -115,6 +137,7 @@ export async function eraseRecipient(
     },
     { timeout: 60_000 },
   );
+  kickOutbox(deps.queues);
   try {
     await removeErasedJobs(deps.queues, work);
   } catch (error) {

@@ -7,7 +7,12 @@ import {
   type Principal,
 } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { $transaction, findEventByIdempotencyKey, findRecipientId, type PrismaClient } from "@svc/store";
+import {
+  findEventByIdempotencyKey,
+  findRecipientId,
+  readOnlyTransaction,
+  type PrismaClient,
+} from "@svc/store";
 import { assertExternalId, isReservedEventName } from "../events/event-input";
 import { decideEvent, type DecidableEvent } from "../ingest/decide-event";
 import { directReads } from "../ingest/ingest-reads";
@@ -73,8 +78,7 @@ export async function evaluateRules(
 
   // The same decision as ingest (ingest/decide-event.ts), read plainly and written nowhere: the
   // transaction is READ ONLY, so Postgres itself refuses a write.
-  const outcome = await $transaction(prisma, async (tx) => {
-    await tx.$executeRawUnsafe("SET TRANSACTION READ ONLY");
+  const outcome = await readOnlyTransaction(prisma, async (tx) => {
     const decision = await decideEvent(
       tx,
       { prisma, config: deps.config, now: deps.now },

@@ -58,7 +58,7 @@ export async function acceptEventBatch(
   let candidates: Candidate[] = [];
   inputs.forEach((input, index) => {
     const profile = itemError(
-      () => checkEventRequest(principal, input),
+      () => checkEventRequest(principal, input, deps.config),
       (error) => refuse({ index }, error),
     );
     if (profile === undefined) return;

@@ -7,6 +7,7 @@ import {
   type NewEvent,
   type PrismaClient,
 } from "@svc/store";
+import type { AddressConfig } from "../recipients/address-check";
 import { checkProfile, type RecipientProfileInput } from "../recipients/recipient-profile";
 import { validationError } from "../shared/validation";
 import { requestHash } from "../shared/canonical-json";
@@ -28,7 +29,7 @@ import { pendingEventView, serializeEvent, type EventView } from "./serialize-ev
 export interface AcceptEventDeps extends CommitEventsDeps {
   now: () => Date;
   /** approvals.max_pending_per_agent: an agent at its cap of held items is refused (429). */
-  config: Pick<SvcConfig, "approvals">;
+  config: Pick<SvcConfig, "approvals" | "channels" | "compliance">;
   /** Groups concurrent accepts into one INSERT and one bulk enqueue; without it each commits alone. */
   eventBatcher?: EventBatcher;
 }
@@ -49,7 +50,7 @@ export async function acceptEvent(
   principal: Principal,
   input: EventInput,
 ): Promise<AcceptedEvent> {
-  const profile = checkEventRequest(principal, input);
+  const profile = checkEventRequest(principal, input, deps.config);
   const { prisma } = deps;
   const sender = senderOf(principal);
   const externalId = recipientExternalId(input.recipient);
@@ -99,7 +100,11 @@ export async function acceptEvent(
 }
 
 /** Checks that need no database; returns the inline profile (null for a plain external id). */
-export function checkEventRequest(principal: Principal, input: EventInput): RecipientProfileInput | null {
+export function checkEventRequest(
+  principal: Principal,
+  input: EventInput,
+  config: AddressConfig,
+): RecipientProfileInput | null {
   const name = validateEventName(input.name);
   if (!name.ok)
     throw validationError([
@@ -118,7 +123,7 @@ export function checkEventRequest(principal: Principal, input: EventInput): Reci
       "agent keys refer to people by external id; inline recipient profiles are refused",
     );
   }
-  checkProfile(profile, ["body", "recipient"]);
+  checkProfile(profile, ["body", "recipient"], config);
   return profile;
 }
 

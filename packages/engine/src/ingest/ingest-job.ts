@@ -7,7 +7,13 @@ import {
   type Queues,
   type Sweep,
 } from "@svc/queue";
-import { markEventFailed as markFailed, pendingEventIdsBefore, type PrismaClient } from "@svc/store";
+import {
+  $transaction,
+  markEventFailed as markFailed,
+  pendingEventIdsBefore,
+  type PrismaClient,
+} from "@svc/store";
+import { emitWebhookEvents } from "../webhooks/emit";
 import { enqueueFollowUps, followUpsOfProcessed } from "./follow-ups";
 import { createIngestBatcher, type IngestBatcherOptions } from "./ingest-batcher";
 import type { IngestDeps } from "./ingest-types";
@@ -47,7 +53,7 @@ export function ingestJobs(deps: IngestJobDeps, options: IngestBatcherOptions = 
       try {
         return await ingestOne(eventId);
       } catch (error) {
-        if (isLastAttempt(job, error)) await markEventFailed(deps.prisma, eventId, error);
+        if (isLastAttempt(job, error)) await markEventFailed(deps.prisma, eventId, error, failedAt(deps));
         throw error;
       }
     },
@@ -64,7 +70,7 @@ export function ingestJobs(deps: IngestJobDeps, options: IngestBatcherOptions = 
       // A retry re-runs the whole job: committed events are skipped (their follow-ups
       // re-announced), so only the failed ones are ingested again.
       for (const { eventId, error } of failed) {
-        if (isLastAttempt(job, error)) await markEventFailed(deps.prisma, eventId, error);
+        if (isLastAttempt(job, error)) await markEventFailed(deps.prisma, eventId, error, failedAt(deps));
       }
       const retryable = failed.filter((f) => !(f.error instanceof PermanentJobError));
       const first = (retryable[0] ?? failed[0])!;
@@ -84,19 +90,45 @@ export function ingestEventJob(
   return ingestJobs(deps, options)["ingest-event"];
 }
 
+// The failure may be the clock's own: the event is still marked failed, at the system's time.
+function failedAt(deps: Pick<IngestDeps, "now">): Date {
+  try {
+    return deps.now();
+  } catch {
+    return new Date();
+  }
+}
+
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function isLastAttempt(job: Pick<JobContext, "attemptsMade" | "attempts">, error: unknown): boolean {
   return error instanceof PermanentJobError || job.attemptsMade + 1 >= job.attempts;
 }
 
-/** Compare-and-set: only a still-pending event becomes `failed` (a committed one stays processed). */
+/**
+ * Compare-and-set: only a still-pending event becomes `failed` (a committed one stays processed),
+ * with its `event.failed` webhook event in the same transaction.
+ */
 export async function markEventFailed(
   prisma: PrismaClient,
   eventId: string,
   error: unknown,
+  now: Date,
 ): Promise<boolean> {
-  return markFailed(prisma, eventId, gaveUpReason(errorMessage(error)));
+  const reason = gaveUpReason(errorMessage(error));
+  return $transaction(prisma, async (tx) => {
+    const failed = await markFailed(tx, eventId, reason);
+    if (failed)
+      await emitWebhookEvents(tx, [
+        {
+          type: "event.failed",
+          occurredAt: now,
+          subject: { kind: "event", id: eventId },
+          snapshot: { status: "failed", error: reason },
+        },
+      ]);
+    return failed;
+  });
 }
 
 /** Timings of the recovery sweeps at the default settings (docs/operations.md). */

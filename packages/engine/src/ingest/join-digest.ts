@@ -1,4 +1,4 @@
-import { newId, nextLocalTimeOfDay, renderGroupingKey, resolveTimeZone, type WeekdayName } from "@svc/core";
+import { newId, nextLocalTimeOfDay, resolveTimeZone, type WeekdayName } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
 import {
   dropDigestItemsBeyond,
@@ -11,6 +11,7 @@ import {
   type RuleRow,
   type TransactionClient,
 } from "@svc/store";
+import { renderPool } from "../rendering/render-pool";
 import type { StoredDigestPolicy } from "../rules/rule-input";
 
 export interface DigestJoin {
@@ -41,7 +42,7 @@ export async function joinDigest(
 ): Promise<DigestJoinResult> {
   const { rule, event, recipient } = input;
   const policy = rule.digest as unknown as StoredDigestPolicy;
-  const rendered = renderGroupingKey(policy.key, {
+  const rendered = await renderPool(deps.config).renderGroupingKey(policy.key ?? null, {
     data: event.data as Record<string, unknown>,
     recipient: {
       external_id: recipient.external_id,

@@ -1,12 +1,13 @@
 import type { EventRuleOutcome, MessageStatus } from "@svc/core";
 import { saveFatigueState, writeIngestedEvents, type OutcomeWrite, type TransactionClient } from "@svc/store";
 import { announceHeldItems, heldMessageNotice, type NoticeDeps } from "../approvals/review-notices";
+import { messageStatusEmissions, webhookEntries, type WebhookEmission } from "../webhooks/emit";
 import type { EventDecision } from "./decide-event";
 import type { IngestResult } from "./ingest-types";
 
 /**
- * Writes decided events in one statement (messages, outcomes, `processed`), then the fatigue they
- * leave and the reviewers' notices of messages held for approval (their event ids join the
+ * Writes decided events in one statement (messages, outcomes, `processed`, and the webhook events
+ * of each event and message: docs/webhooks.md), then the fatigue they leave and the reviewers' notices of messages held for approval (their event ids join the
  * decision's follow-ups).
  */
 export async function writeDecisions(
@@ -24,6 +25,7 @@ export async function writeDecisions(
       messages: d.messages,
       outcomes: d.outcomes.map(outcomeWrite),
     })),
+    webhookEntries(decisions.flatMap((d) => decisionEmissions(d, now))),
   );
   for (const decision of decisions) {
     for (const [category, state] of decision.fatigue)
@@ -34,6 +36,19 @@ export async function writeDecisions(
       decision.followUps.notices.push(...(await announceHeldItems(tx, deps, items)));
     }
   }
+}
+
+/** `event.processed`, then each message's status (`message.queued`, …), as the write leaves them. */
+function decisionEmissions(decision: EventDecision, now: Date): WebhookEmission[] {
+  return [
+    {
+      type: "event.processed",
+      occurredAt: now,
+      subject: { kind: "event", id: decision.eventId },
+      snapshot: { status: "processed" },
+    },
+    ...messageStatusEmissions(decision.messages, now),
+  ];
 }
 
 export function processedResult(decision: EventDecision): Extract<IngestResult, { status: "processed" }> {

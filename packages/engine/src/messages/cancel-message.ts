@@ -1,12 +1,14 @@
 import { AppError, REASON, type Principal } from "@svc/core";
-import { cancelQueuedMessage, type PrismaClient } from "@svc/store";
+import { $transaction, cancelQueuedMessage, type PrismaClient } from "@svc/store";
+import { emitWebhookEvents, messageEmission } from "../webhooks/emit";
 import { recordFinalMessage } from "../metrics/record-metrics";
 import { loadMessageFor } from "./load-message";
 import { serializeMessage, type MessageView } from "./serialize-message";
 
 /**
  * `queued` → `cancelled` (`cancelled via API`) by compare-and-set, so a worker claiming it at the
- * same moment wins or loses cleanly; any other state is 409 `Invalid state`. The delivery job
+ * same moment wins or loses cleanly, with its `message.cancelled` webhook event; any other state
+ * is 409 `Invalid state`. The delivery job
  * re-reads the row and does nothing.
  */
 export async function cancelMessage(
@@ -15,7 +17,13 @@ export async function cancelMessage(
   id: string,
 ): Promise<MessageView> {
   await loadMessageFor(prisma, principal, id);
-  const cancelled = await cancelQueuedMessage(prisma, id, REASON.cancelledViaApi, now());
+  const at = now();
+  const cancelled = await $transaction(prisma, async (tx) => {
+    if (!(await cancelQueuedMessage(tx, id, REASON.cancelledViaApi, at))) return false;
+    const status = { id, status: "cancelled", status_reason: REASON.cancelledViaApi };
+    await emitWebhookEvents(tx, [messageEmission("message.cancelled", status, at)]);
+    return true;
+  });
   const row = await loadMessageFor(prisma, principal, id);
   if (!cancelled) {
     throw new AppError("invalid_state", `message is ${row.status}; only queued messages can be cancelled`);

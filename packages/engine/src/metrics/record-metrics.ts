@@ -38,3 +38,23 @@ export function recordEventToSent(eventCreatedAt: Date | null, sentAt: Date): vo
 export function recordCallback(outcome: "delivered" | "retry" | "failed"): void {
   metrics.callbackDeliveries.inc({ outcome });
 }
+
+export function recordWebhookTry(
+  endpointId: string,
+  outcome: "succeeded" | "retry" | "failed" | "deferred",
+): void {
+  metrics.webhookDeliveries.inc({ endpoint: endpointId, outcome });
+}
+
+export function recordWebhookEndpointDisabled(reason: "gone" | "failing"): void {
+  metrics.webhookEndpointsDisabled.inc({ reason });
+}
+
+/** An inbox stream opened (+1) or closed (-1) in this process. */
+export function countInboxStreams(change: 1 | -1): void {
+  metrics.inboxStreams.inc(change);
+}
+
+export function countInboxStreamEvent(event: "item" | "update" | "counts"): void {
+  metrics.inboxStreamEvents.inc({ event });
+}

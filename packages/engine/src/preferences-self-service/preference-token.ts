@@ -1,16 +1,25 @@
 import { AppError, absoluteLinkUrl, preferencesPath, type Principal } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
+import type { Queues } from "@svc/queue";
 import { $transaction, findRecipientId, type PrismaClient } from "@svc/store";
+import { INBOX_TOPICS, inboxChangeEntry } from "../inbox/inbox-changes";
 import { requireSecretKey, rotatePreferenceToken } from "../links/link-tokens";
+import { kickOutbox, recordOutbox } from "../outbox/outbox";
 import { assertMayWritePeople } from "../recipients/may-write-people";
 
 /**
  * POST /v1/recipients/{external_id}/preference-token: a new token replaces the old one at once.
  * `url` is absolute with `api.public_url`, else the path on this service (docs/preferences.md,
- * "URLs").
+ * "URLs"). The person's inbox tokens are bound to the old token's nonce: they stop working too, and
+ * their open streams are told to close (docs/inbox.md "Tokens").
  */
 export async function issuePreferenceToken(
-  deps: { prisma: PrismaClient; config: Pick<SvcConfig, "secrets" | "api">; now: () => Date },
+  deps: {
+    prisma: PrismaClient;
+    config: Pick<SvcConfig, "secrets" | "api">;
+    queues: Pick<Queues, "redis" | "prefix">;
+    now: () => Date;
+  },
   principal: Principal,
   externalId: string,
 ): Promise<{ token: string; url: string }> {
@@ -19,8 +28,11 @@ export async function issuePreferenceToken(
   const token = await $transaction(deps.prisma, async (tx) => {
     const personId = await findRecipientId(tx, externalId);
     if (personId === null) throw new AppError("not_found", `no recipient '${externalId}'`);
-    return rotatePreferenceToken(tx, secretKey, personId, deps.now());
+    const rotated = await rotatePreferenceToken(tx, secretKey, personId, deps.now());
+    await recordOutbox(tx, [inboxChangeEntry(personId, INBOX_TOPICS.revoked, null)]);
+    return rotated;
   });
+  kickOutbox(deps.queues);
   const path = preferencesPath(token);
   return { token, url: absoluteLinkUrl(deps.config.api.public_url, path) ?? path };
 }

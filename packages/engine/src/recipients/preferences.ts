@@ -1,5 +1,6 @@
 import { AppError, newId, type Principal, type ValidationIssue } from "@svc/core";
 import {
+  $transaction,
   findCategories,
   findRecipientByExternalId,
   getRecipientById,
@@ -10,6 +11,7 @@ import {
   type TransactionClient,
 } from "@svc/store";
 import { validationError } from "../shared/validation";
+import { emitWebhookEvents, preferencesChangedEmission } from "../webhooks/emit";
 import { assertMayWritePeople } from "./may-write-people";
 
 export interface PreferencesInput {
@@ -37,8 +39,9 @@ const diff = (before: string[], after: string[]) => ({
 });
 
 /**
- * Applies a preference change and writes its consent-ledger entry in the same transaction, so no
- * change is ever unrecorded. Every source (API, hosted page, one-click, text keyword) comes here.
+ * Applies a preference change and writes its consent-ledger entry, and the entry's
+ * `recipient.preferences_changed` webhook event, in the same transaction, so no change is ever
+ * unrecorded. Every source (API, hosted page, one-click, text keyword) comes here.
  * A request that changes nothing writes no entry (the ledger records changes).
  */
 export async function changePreferences(
@@ -78,6 +81,9 @@ export async function changePreferences(
     provenance: change.provenance,
     created_at: now,
   });
+  await emitWebhookEvents(tx, [
+    preferencesChangedEmission(row, { source: change.source, changes, created_at: now }),
+  ]);
   return { changed: true as const, entryId: entry.id };
 }
 
@@ -112,7 +118,7 @@ export async function putPreferences(
     });
     if (issues.length > 0) throw validationError(issues);
   }
-  await prisma.$transaction((tx) =>
+  await $transaction(prisma, (tx) =>
     changePreferences(
       tx,
       recipient.id,

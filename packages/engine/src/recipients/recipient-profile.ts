@@ -9,6 +9,7 @@ import {
 } from "@svc/store";
 import { lockTextNumbers, muteSuppressedNumbers, textNumbersOf } from "../inbound/suppressed-numbers";
 import { validationError } from "../shared/validation";
+import { addressIssues, type AddressConfig } from "./address-check";
 
 /** Profile fields of PUT /v1/recipients/{external_id} and inline event profiles (docs/preferences.md). */
 export interface RecipientProfileInput {
@@ -19,7 +20,11 @@ export interface RecipientProfileInput {
   addresses?: { channel: string; value: string; enabled?: boolean }[];
 }
 
-export function checkProfile(input: RecipientProfileInput, locPrefix: (string | number)[]): void {
+export function checkProfile(
+  input: RecipientProfileInput,
+  locPrefix: (string | number)[],
+  config: AddressConfig,
+): void {
   const issues: ValidationIssue[] = [];
   if (input.timezone != null && !isValidTimeZone(input.timezone)) {
     issues.push({
@@ -36,6 +41,7 @@ export function checkProfile(input: RecipientProfileInput, locPrefix: (string | 
         issues.push({ loc: [...locPrefix, "addresses", i], msg: "duplicate address", type: "value_error" });
       seen.add(id);
     });
+    issues.push(...addressIssues(config, input.addresses, (i) => [...locPrefix, "addresses", i, "value"]));
   }
   if (issues.length > 0) throw validationError(issues);
 }

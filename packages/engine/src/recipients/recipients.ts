@@ -16,13 +16,15 @@ import {
   textNumbersOf,
 } from "../inbound/suppressed-numbers";
 import { pageWindow, toPage, type PageRequest } from "../shared/paging";
+import { validationError } from "../shared/validation";
+import { addressIssues } from "./address-check";
 import { assertMayWritePeople } from "./may-write-people";
 import { checkProfile, writeProfile, type RecipientProfileInput } from "./recipient-profile";
 import { serializeRecipient } from "./serialize-recipient";
 
 type Deps = { prisma: PrismaClient; now: () => Date };
 /** Writers of addresses also read compliance.sms_channels (a suppressed text number mutes texts). */
-type WriteDeps = Deps & { config: Pick<SvcConfig, "compliance"> };
+type WriteDeps = Deps & { config: Pick<SvcConfig, "compliance" | "channels"> };
 
 const viewFor = (principal: Principal) => ({ redactPreferences: principal.agentKey !== null });
 
@@ -39,7 +41,7 @@ export async function putRecipient(
   input: RecipientProfileInput,
 ) {
   assertMayWritePeople(principal);
-  checkProfile(input, ["body"]);
+  checkProfile(input, ["body"], config);
   const { created } = await $transaction(
     prisma,
     (tx) => writeProfile(tx, externalId, input, now(), config.compliance.sms_channels),
@@ -71,6 +73,8 @@ export async function addAddress(
   input: { channel: string; value: string; enabled?: boolean },
 ) {
   assertMayWritePeople(principal);
+  const issues = addressIssues(config, [input], () => ["body", "value"]);
+  if (issues.length > 0) throw validationError(issues);
   const recipient = await load(prisma, externalId);
   const key = { recipient_id: recipient.id, channel: input.channel, value: input.value };
   const textChannels = config.compliance.sms_channels;

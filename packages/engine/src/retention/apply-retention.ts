@@ -3,13 +3,15 @@ import type { Sweep } from "@svc/queue";
 import {
   deleteClosedDigestsBefore,
   deleteFinalMessagesBefore,
+  deleteFinishedWebhookDeliveriesBefore,
   deleteSettledEventsBefore,
   type PrismaClient,
 } from "@svc/store";
 
 // Data retention (docs/operations.md "Data retention"): the `apply-retention` sweep deletes rows
 // older than the configured days in small batches, a bounded number per run. Only settled rows go
-// (final messages, processed or failed events, closed digests); the consent ledger never does.
+// (final messages, processed or failed events, closed digests, finished webhook deliveries); the
+// consent ledger never does.
 
 const DAY_MS = 86_400_000;
 export const RETENTION_EVERY_MS = 60_000;
@@ -18,11 +20,14 @@ export interface RetentionResult {
   events: number;
   messages: number;
   digests: number;
+  webhooks: number;
 }
 
 export function retentionEnabled(config: Pick<SvcConfig, "retention">): boolean {
   const r = config.retention;
-  return r.events_days !== null || r.messages_days !== null || r.digests_days !== null;
+  return (
+    r.events_days !== null || r.messages_days !== null || r.digests_days !== null || r.webhooks_days !== null
+  );
 }
 
 export async function applyRetention(
@@ -51,10 +56,13 @@ export async function applyRetention(
     digests: await drain(r.digests_days, (before, limit) =>
       deleteClosedDigestsBefore(deps.prisma, before, limit),
     ),
+    webhooks: await drain(r.webhooks_days, (before, limit) =>
+      deleteFinishedWebhookDeliveriesBefore(deps.prisma, before, limit),
+    ),
   };
 }
 
-/** The sweep, or none while every retention setting is off (the default). */
+/** The sweep, or none while every retention setting is off (`webhooks_days` is on by default). */
 export function retentionSweeps(deps: {
   prisma: PrismaClient;
   config: Pick<SvcConfig, "retention">;

@@ -14,6 +14,7 @@ import {
   type PrismaClient,
   type ScreenedRelease,
 } from "@svc/store";
+import { emitWebhookEvents, messageStatusEmissions } from "../webhooks/emit";
 import { enqueueAfterCommit } from "../approvals/after-commit";
 import { announceHeldItems, heldMessageNotice } from "../approvals/review-notices";
 import { deliveryJobsFor } from "../delivery/delivery-jobs";
@@ -228,6 +229,7 @@ async function hold(
       },
     );
     if (!held) return null;
+    await emitWebhookEvents(tx, messageStatusEmissions([held], now));
     return announceHeldItems(tx, deps, [heldMessageNotice(held, agent)]);
   });
   if (notices === null) return { status: "skipped", reason: "moved on" };

@@ -1,4 +1,4 @@
-import { findSecret, findSecrets } from "./secret-check";
+import { findSecret, findSecrets, maskSecrets, maskSecretsIn, secretName } from "./secret-check";
 
 // docs/screening.md "The secret check": realistic credentials hold, look-alikes pass. Tokens are
 // assembled from parts so this file itself holds no scannable credential.
@@ -127,4 +127,45 @@ test("findSecrets: one scan for many messages, each hit attributed to its own me
       ["postgres://db.internal:5432/prod is back"],
     ]),
   ).toEqual([null, RULE("slack"), null, RULE("privatekey"), null]);
+});
+
+describe('maskSecrets: a coding agent\'s tool call (docs/hooks.md "Secrets never travel")', () => {
+  const accessKey = join("AKIA", "QYLPMN5HHHFPZAM2");
+  const secretKey = join("Zr7Hq2Lx9VbN4mKp8sTd3", "FgY6wQa1JcU5eRo0iBn");
+  const github = join("gh", "p_wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx");
+
+  test("each secret becomes [secret: <what>], the rest stays as written", async () => {
+    expect(
+      await maskSecrets([
+        `aws configure set aws_access_key_id ${accessKey} && deploy`,
+        "npm test",
+        `export AWS_SECRET_ACCESS_KEY=${secretKey}; echo done`,
+        `curl -H "Authorization: token ${github}" https://api.github.com`,
+        join("psql postgres://app:", "S3cr3tPassw0rd@db.internal:5432/prod -c 'select 1'"),
+      ]),
+    ).toEqual([
+      "aws configure set aws_access_key_id [secret: AWS access key] && deploy",
+      "npm test",
+      "export [secret: AWS secret access key]; echo done",
+      'curl -H "Authorization: token [secret: GitHub token]" https://api.github.com',
+      "psql [secret: database password] -c 'select 1'",
+    ]);
+  });
+
+  test("every string of a JSON value, keys and other values untouched; nothing found: the same object", async () => {
+    const input = { command: `echo ${accessKey}`, n: 3, nested: [{ key: accessKey }, true, null] };
+    expect(await maskSecretsIn(input)).toStrictEqual({
+      command: "echo [secret: AWS access key]",
+      n: 3,
+      nested: [{ key: "[secret: AWS access key]" }, true, null],
+    });
+    const clean = { command: "npm test" };
+    expect(await maskSecretsIn(clean)).toBe(clean);
+  });
+
+  test("every rule has a name", () => {
+    expect(secretName("@secretlint/secretlint-rule-aws", "AWSAccessKeyID")).toBe("AWS access key");
+    expect(secretName("@secretlint/secretlint-rule-slack", "SLACK_TOKEN")).toBe("Slack token");
+    expect(secretName("@secretlint/secretlint-rule-new-one", "X")).toBe("credential");
+  });
 });

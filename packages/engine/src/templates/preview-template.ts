@@ -1,7 +1,8 @@
 import type { SvcConfig } from "@svc/config";
-import { AppError, renderTemplate, type RenderedContent } from "@svc/core";
+import { AppError, type RenderedContent } from "@svc/core";
 import type { PrismaClient } from "@svc/store";
 import { isEmailChannel } from "../compose/message-content";
+import { renderPool } from "../rendering/render-pool";
 import { previewRecipient } from "./preview-recipient";
 import { templateDefinition } from "./template-definition";
 import { templatesResource } from "./templates-resource";
@@ -22,7 +23,7 @@ export interface TemplatePreview extends RenderedContent {
 interface PreviewDeps {
   prisma: PrismaClient;
   now: () => Date;
-  config: Pick<SvcConfig, "channels">;
+  config: Pick<SvcConfig, "channels" | "render">;
 }
 
 /** Renders template `key` as a message would be (e-mail channels escaped), sends nothing. */
@@ -33,7 +34,8 @@ export async function previewTemplate(
 ): Promise<TemplatePreview> {
   const template = await templatesResource(deps).row(key);
   const recipient = await previewRecipient(deps, request.recipient);
-  const result = renderTemplate({
+  // On a render thread: a hostile template or payload cannot hold up the API (docs/templates.md "Limits").
+  const result = await renderPool(deps.config).renderTemplate({
     template: templateDefinition(template),
     locale: request.locale ?? recipient?.locale ?? null,
     channel: request.channel ?? null,

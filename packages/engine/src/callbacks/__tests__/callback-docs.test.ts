@@ -1,9 +1,15 @@
-import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { signPayload } from "@svc/providers";
+import {
+  codeBlock,
+  pythonSignatureHeader,
+  readMarkdownDoc,
+  runNodeVerifier,
+  runPythonVerifier,
+  signatureVector,
+  type VerifyCase,
+} from "@svc/testkit";
 import { nominalCallbackSchedule } from "../callback-retry";
 import { callbackBytes } from "../send-callback";
 
@@ -12,41 +18,9 @@ import { callbackBytes } from "../send-callback";
 // must accept the vector and refuse stale, forged and changed requests. Its retry table must be
 // the schedule the code follows.
 
-const DOC = fs.readFileSync(path.resolve(__dirname, "../../../../../docs/approvals.md"), "utf8");
-const PYTHON = "/usr/bin/python3";
-
-/** From the heading `title` to the next heading (lines starting with `#` inside code blocks are code). */
-function section(title: string): string {
-  const lines = DOC.split("\n");
-  const start = lines.indexOf(title);
-  if (start < 0) throw new Error(`docs/approvals.md has no ${title}`);
-  let inCode = false;
-  let end = start + 1;
-  for (; end < lines.length; end += 1) {
-    if (lines[end]!.startsWith("```")) inCode = !inCode;
-    else if (!inCode && lines[end]!.startsWith("#")) break;
-  }
-  return lines.slice(start, end).join("\n");
-}
-
-function codeBlock(text: string, language: string): string {
-  const match = new RegExp("```" + language + "\\n([\\s\\S]*?)\\n```").exec(text);
-  if (!match) throw new Error(`no ${language} block`);
-  return match[1]!;
-}
-
-const vectorLines = codeBlock(section("#### Test vector"), "text").split("\n");
-const field = (name: string) => {
-  const line = vectorLines.find((l) => l.startsWith(`${name}: `));
-  if (!line) throw new Error(`test vector has no ${name}`);
-  return line.slice(name.length + 2);
-};
-const vector = {
-  secret: field("secret"),
-  t: Number(field("t")),
-  body: field("body"),
-  header: field("Svc-Signature"),
-};
+const doc = readMarkdownDoc(path.resolve(__dirname, "../../../../../docs/approvals.md"));
+const section = (title: string) => doc.section(title);
+const vector = signatureVector(section("#### Test vector"));
 
 describe("the test vector", () => {
   it("is what svc's signing code produces", () => {
@@ -62,14 +36,7 @@ describe("the test vector", () => {
   });
 
   it("is what Python's hmac and hashlib compute", () => {
-    const script = [
-      "import hashlib, hmac, json, sys",
-      "v = json.load(sys.stdin)",
-      'mac = hmac.new(v["secret"].encode(), (str(v["t"]) + "." + v["body"]).encode(), hashlib.sha256)',
-      'print("t=%d,v1=%s" % (v["t"], mac.hexdigest()))',
-    ].join("\n");
-    const out = execFileSync(PYTHON, ["-c", script], { input: JSON.stringify(vector), encoding: "utf8" });
-    expect(out.trim()).toBe(vector.header);
+    expect(pythonSignatureHeader(vector)).toBe(vector.header);
   });
 
   it("has a body in the form svc sends: the documented field order, compact JSON", () => {
@@ -82,7 +49,7 @@ describe("the test vector", () => {
 });
 
 // [clock, secret, body, header] → accepted?
-const cases: [string, number, string, string, string, boolean][] = [
+const cases: VerifyCase[] = [
   ["at t", vector.t, vector.secret, vector.body, vector.header, true],
   ["300 s later", vector.t + 300, vector.secret, vector.body, vector.header, true],
   ["301 s later (a replay)", vector.t + 301, vector.secret, vector.body, vector.header, false],
@@ -108,39 +75,17 @@ const cases: [string, number, string, string, string, boolean][] = [
   ["an empty header", vector.t, vector.secret, vector.body, "", false],
 ];
 
-const caseInput = () =>
-  JSON.stringify(cases.map(([, now, secret, body, header]) => [now, secret, body, header]));
-
 describe("the documented Node snippet", () => {
   it("gives the expected answer in every case", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-doc-node-"));
-    try {
-      const file = path.join(dir, "verify.js");
-      fs.writeFileSync(file, codeBlock(section("### Verifying `Svc-Signature`"), "js"));
-      const driver = [
-        `const { verifySvcSignature } = require(${JSON.stringify(file)});`,
-        'const input = JSON.parse(require("node:fs").readFileSync(0, "utf8"));',
-        'const answers = input.map(([now, secret, body, header]) => verifySvcSignature(secret, Buffer.from(body, "utf8"), header, now));',
-        "console.log(JSON.stringify(answers));",
-      ].join("\n");
-      const out = execFileSync(process.execPath, ["-e", driver], { input: caseInput(), encoding: "utf8" });
-      expect(JSON.parse(out)).toEqual(cases.map((c) => c[5]));
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const snippet = codeBlock(section("### Verifying `Svc-Signature`"), "js");
+    expect(runNodeVerifier(snippet, cases)).toEqual(cases.map((c) => c[5]));
   });
 });
 
 describe("the documented Python snippet", () => {
   it("gives the expected answer in every case", () => {
     const snippet = codeBlock(section("### Verifying `Svc-Signature`"), "python");
-    const driver = [
-      snippet,
-      "import json, sys",
-      "print(json.dumps([verify_svc_signature(c[1], c[2].encode(), c[3], now=c[0]) for c in json.load(sys.stdin)]))",
-    ].join("\n");
-    const out = execFileSync(PYTHON, ["-c", driver], { input: caseInput(), encoding: "utf8" });
-    expect(JSON.parse(out)).toEqual(cases.map((c) => c[5]));
+    expect(runPythonVerifier(snippet, cases)).toEqual(cases.map((c) => c[5]));
   });
 });
 

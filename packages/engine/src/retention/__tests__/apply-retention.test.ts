@@ -1,5 +1,6 @@
 import { parseConfig } from "@svc/config";
 import { newId } from "@svc/core";
+import { insertWebhookDeliveries, insertWebhookEndpoint } from "@svc/store";
 import { createTestDatabase, type TestDatabase } from "@svc/testkit";
 import { makePerson, queuedMessage } from "../../delivery/__tests__/delivery-fixtures";
 import { applyRetention, retentionSweeps } from "../apply-retention";
@@ -34,9 +35,19 @@ async function event(created: Date, status: "pending" | "processed", keyExpires:
   });
 }
 
-test("off by default: no sweep is scheduled", () => {
-  expect(retentionSweeps({ prisma: db.prisma, config: parseConfig({}, {}) })).toEqual([]);
-  const on = retentionSweeps({ prisma: db.prisma, config: config({ events_days: 30 }) });
+test("on by default for webhook deliveries only (30 days); no sweep once every setting is off", () => {
+  const defaults = parseConfig({}, {});
+  expect(defaults.retention).toMatchObject({
+    events_days: null,
+    messages_days: null,
+    digests_days: null,
+    webhooks_days: 30,
+  });
+  expect(retentionSweeps({ prisma: db.prisma, config: defaults }).map((s) => s.name)).toEqual([
+    "apply-retention",
+  ]);
+  expect(retentionSweeps({ prisma: db.prisma, config: config({ webhooks_days: null }) })).toEqual([]);
+  const on = retentionSweeps({ prisma: db.prisma, config: config({ events_days: 30, webhooks_days: null }) });
   expect(on.map((s) => [s.name, s.every])).toEqual([["apply-retention", 60_000]]);
 });
 
@@ -98,7 +109,7 @@ test("deletes settled rows past their days in batches; keeps moving, newer and l
     { prisma: db.prisma, config: config({ events_days: 30, messages_days: 90, digests_days: 14 }) },
     NOW,
   );
-  expect(result).toEqual({ events: 5, messages: 2, digests: 1 });
+  expect(result).toEqual({ events: 5, messages: 2, digests: 1, webhooks: 0 });
 
   const ids = async <T extends { id: string }>(rows: Promise<T[]>) => (await rows).map((r) => r.id).sort();
   expect(await ids(db.prisma.event.findMany({ select: { id: true } }))).toEqual(
@@ -121,5 +132,74 @@ test("deletes settled rows past their days in batches; keeps moving, newer and l
       { prisma: db.prisma, config: config({ events_days: 30, messages_days: 90, digests_days: 14 }) },
       NOW,
     ),
-  ).toEqual({ events: 0, messages: 0, digests: 0 });
+  ).toEqual({ events: 0, messages: 0, digests: 0, webhooks: 0 });
+});
+
+test("deletes finished webhook deliveries past webhooks_days in batches; keeps pending and newer ones", async () => {
+  const endpoint = await insertWebhookEndpoint(db.prisma, {
+    id: newId("webhook"),
+    url: "https://hooks.example.com/svc",
+    events: ["*"],
+    description: null,
+    enabled: true,
+    secretSalt: "salt_retention",
+    now: daysAgo(100),
+  });
+  const delivery = async (status: "pending" | "succeeded" | "failed", created: Date) => {
+    const id = newId("webhookDelivery");
+    await insertWebhookDeliveries(db.prisma, [
+      {
+        id,
+        endpointId: endpoint.id,
+        eventId: `whe_retention_${id}`,
+        type: "message.sent",
+        body: JSON.stringify({
+          id: `whe_retention_${id}`,
+          type: "message.sent",
+          created_at: created.toISOString(),
+          data: {},
+        }),
+        recipientId: null,
+        now: created,
+      },
+    ]);
+    if (status !== "pending")
+      await db.prisma.webhookDelivery.update({
+        where: { id },
+        data: { status, next_attempt_at: null, delivered_at: status === "succeeded" ? created : null },
+      });
+    return id;
+  };
+  const oldFinished = await Promise.all([
+    ...[1, 2, 3].map(() => delivery("succeeded", daysAgo(31))),
+    ...[1, 2].map(() => delivery("failed", daysAgo(40))),
+  ]);
+  const oldPending = await delivery("pending", daysAgo(60));
+  const recentSucceeded = await delivery("succeeded", daysAgo(29));
+  const recentFailed = await delivery("failed", daysAgo(1));
+  const remaining = async () =>
+    (await db.prisma.webhookDelivery.findMany({ select: { id: true } })).map((r) => r.id).sort();
+
+  // `null` keeps them all.
+  expect(await applyRetention({ prisma: db.prisma, config: config({ webhooks_days: null }) }, NOW)).toEqual({
+    events: 0,
+    messages: 0,
+    digests: 0,
+    webhooks: 0,
+  });
+  expect(await remaining()).toHaveLength(8);
+
+  // Batches of 2, at most 2 per run: the first run stops at 4, the next finishes.
+  const limited = config({ webhooks_days: 30, max_batches: 2 });
+  expect((await applyRetention({ prisma: db.prisma, config: limited }, NOW)).webhooks).toBe(4);
+  expect(await remaining()).toHaveLength(4);
+  expect((await applyRetention({ prisma: db.prisma, config: limited }, NOW)).webhooks).toBe(1);
+  expect(await remaining()).toEqual([oldPending, recentSucceeded, recentFailed].sort());
+  expect(oldFinished).toHaveLength(5);
+
+  // The default (30 days) is what the sweep uses when nothing is set.
+  expect((await applyRetention({ prisma: db.prisma, config: parseConfig({}, {}) }, NOW)).webhooks).toBe(0);
+  const defaultCutoff = await delivery("succeeded", new Date(NOW.getTime() - 30 * DAY - 1000));
+  expect((await applyRetention({ prisma: db.prisma, config: parseConfig({}, {}) }, NOW)).webhooks).toBe(1);
+  expect(await remaining()).not.toContain(defaultCutoff);
 });

@@ -1,0 +1,20 @@
+// A render thread whose language has two filters nobody budgeted: `spin` never returns and
+// `swell` allocates without end. The hard ceiling must hold against them (render-pool.test.ts).
+import "@svc/core";
+// The core's own (unexported) environment, the one its renders use: resolved to the same file.
+import { getEnvironment } from "../../../../core/src/render/environment";
+import { decodeRenderTask, runRenderTask, type RenderWire } from "../render-task";
+
+for (const html of [false, true]) {
+  getEnvironment(html).addFilter("spin", () => {
+    for (;;);
+  });
+  getEnvironment(html).addFilter("swell", () => {
+    const kept: number[][] = [];
+    for (let i = 0; ; i++) kept.push(new Array<number>(1_000_000).fill(i));
+  });
+}
+
+export default function render(wire: RenderWire) {
+  return runRenderTask(decodeRenderTask(wire));
+}
