@@ -28,7 +28,9 @@ export function createSvcClient(options: SvcClientOptions): SvcClient {
     fetch:
       timeoutMs === undefined
         ? undefined
-        : (request: Request) => fetch(request, { signal: AbortSignal.timeout(timeoutMs) }),
+        : // The caller's own signal (a request given up) still counts beside the timeout.
+          (request: Request) =>
+            fetch(request, { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) }),
   });
 }
 

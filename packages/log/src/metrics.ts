@@ -90,6 +90,33 @@ export const callbackDeliveries = new Counter({
   registers: register,
 });
 
+export const webhookDeliveries = new Counter({
+  name: "svc_webhook_deliveries_total",
+  help: "Webhook tries, by endpoint and outcome (succeeded, retry, failed, deferred)",
+  labelNames: ["endpoint", "outcome"] as const,
+  registers: register,
+});
+
+export const webhookEndpointsDisabled = new Counter({
+  name: "svc_webhook_endpoints_disabled_total",
+  help: "Webhook endpoints svc disabled, by reason (gone: a 410; failing: webhooks.disable_after)",
+  labelNames: ["reason"] as const,
+  registers: register,
+});
+
+export const inboxStreams = new Gauge({
+  name: "svc_inbox_streams",
+  help: "Inbox streams (Server-Sent Events) open in this process",
+  registers: register,
+});
+
+export const inboxStreamEvents = new Counter({
+  name: "svc_inbox_stream_events_total",
+  help: "Events written to inbox streams, by event (item, update, counts)",
+  labelNames: ["event"] as const,
+  registers: register,
+});
+
 /** What this process counted, as Prometheus text (queue sizes are separate: `queueRegistry`). */
 export function metricsText(): Promise<string> {
   return metricsRegistry.metrics();

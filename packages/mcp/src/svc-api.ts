@@ -11,7 +11,8 @@ export interface SvcApi {
   approveMessage(id: string, body: Schemas["Decision"]): Promise<ApiResult<Schemas["Message"]>>;
   rejectMessage(id: string, body: Schemas["Decision"]): Promise<ApiResult<Schemas["Message"]>>;
   createApproval(body: Schemas["ApprovalCreate"]): Promise<ApiResult<Schemas["Approval"]>>;
-  getApproval(id: string): Promise<ApiResult<Schemas["Approval"]>>;
+  /** `waitSeconds` (at most 30) holds the read until the request is decided (GET …?wait=). */
+  getApproval(id: string, waitSeconds?: number): Promise<ApiResult<Schemas["Approval"]>>;
 }
 
 /** The tools' operations over HTTP, through the typed client. */
@@ -23,6 +24,11 @@ export function svcApiOverHttp(client: SvcClient): SvcApi {
     rejectMessage: (id, body) =>
       callApi(client.POST("/v1/messages/{id}/reject", { params: { path: { id } }, body })),
     createApproval: (body) => callApi(client.POST("/v1/approvals", { body })),
-    getApproval: (id) => callApi(client.GET("/v1/approvals/{id}", { params: { path: { id } } })),
+    getApproval: (id, waitSeconds) =>
+      callApi(
+        client.GET("/v1/approvals/{id}", {
+          params: { path: { id }, query: waitSeconds ? { wait: waitSeconds } : {} },
+        }),
+      ),
   };
 }

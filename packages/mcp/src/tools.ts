@@ -53,13 +53,16 @@ Errors: 403 a reviewer your agent may not ask (the detail lists them); 422 an ar
 
 const GET_APPROVAL = `Read an approval request made with request_approval, to learn the decision.
 
+Pass \`wait_seconds\` (up to 30) to wait for the decision: the result comes as soon as a person decides, or with \`status: pending\` when the wait ends; then call again. Without it the request is read as it stands.
+
 \`status\`:
-- pending: nobody has decided yet; ask again later (not more often than every few seconds).
+- pending: nobody has decided yet; call again with wait_seconds (or, without it, not more often than every few seconds).
 - approved: go ahead with the action; \`decided_by\` is who approved, \`comment\` their reason.
 - rejected: do not take the action; \`comment\` may say why.
 - expired: nobody decided before \`expires_at\`; do not take the action.
+- withdrawn: the asking agent took the request back; do not take the action.
 
-Errors: 403 the request belongs to another sender (agents read only their own); 404 no such request.`;
+Errors: 403 the request belongs to another sender (agents read only their own); 404 no such request; 429 too many waiting reads at once (retry shortly).`;
 
 const DECISIONS = ["approve", "reject"] as const;
 
@@ -144,11 +147,20 @@ export function svcTools(doc: OpenApiDocumentJson): SvcTool[] {
         type: "object",
         additionalProperties: false,
         required: ["approval_id"],
-        properties: { approval_id: { ...resourceId, description: "The request's id (`apr_…`)." } },
+        properties: {
+          approval_id: { ...resourceId, description: "The request's id (`apr_…`)." },
+          wait_seconds: {
+            ...componentSchema(doc, "WaitSeconds"),
+            description: "Wait up to this many seconds (at most 30) for a decision before answering.",
+          },
+        },
       },
       outputSchema: componentSchema(doc, "Approval"),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      call: (api, args) => api.getApproval((args as { approval_id: string }).approval_id),
+      call: (api, args) => {
+        const { approval_id, wait_seconds } = args as { approval_id: string; wait_seconds?: number };
+        return api.getApproval(approval_id, wait_seconds);
+      },
     },
   ];
 }

@@ -157,8 +157,14 @@ export interface paths {
         };
         /**
          * Read an approval request
-         * @description Poll until `status` is not `pending`. A request past its deadline reads `expired` at once.
-         *     Agent keys read only their own requests (403 for another sender's).
+         * @description A request past its deadline reads `expired` at once. Agent keys read only their own
+         *     requests (403 for another sender's).
+         *
+         *     With `wait` (1 to 30 seconds) the read is held open until the request is no longer
+         *     `pending` (decided, expired or withdrawn), answering within about a second of the decision,
+         *     or until the wait ends, when it answers the pending request: call again. The wait never
+         *     outlasts the request's deadline. At most `approvals.max_waiters` reads wait per API process
+         *     and `approvals.max_waiters_per_key` per key; beyond that 429 with `Retry-After`.
          */
         get: operations["getApproval"];
         put?: never;
@@ -186,6 +192,11 @@ export interface paths {
          *     optional `reason`, `decided_at` the time; the decision callback goes out. 409 `Invalid
          *     state` when it is not pending; 409 with detail `expired` once its deadline has passed.
          *     Keys bound to an agent get 403, whatever the body.
+         *
+         *     `for_session: true` allows a coding agent's tool call (`metadata.tool_call`, made by
+         *     `svcctl hook --ask` or the permission hook) for the rest of its session: the request's
+         *     `session_grant` names the rules granted, and the hook allows calls they cover without
+         *     asking (docs/hooks.md). On any other request it is 422.
          */
         post: operations["approveApproval"];
         delete?: never;
@@ -211,6 +222,33 @@ export interface paths {
          *     answer 409 as for approve. Keys bound to an agent get 403, whatever the body.
          */
         post: operations["rejectApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ApprovalId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a pending request
+         * @description The sender takes back its own `pending` request (an agent key its own requests, a key not
+         *     bound to an agent a backend's): it reads `withdrawn` from now on, with `decided_at` the
+         *     time it was withdrawn, its review links answer 410 "Withdrawn", reads waiting for it answer
+         *     at once, and no decision callback goes out. Withdrawing a withdrawn request answers 200 and
+         *     changes nothing; a decided request is 409 `Invalid state` (detail `expired` past its
+         *     deadline). Another sender's request is 403.
+         */
+        post: operations["cancelApproval"];
         delete?: never;
         options?: never;
         head?: never;
@@ -734,6 +772,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/hooks/claude-code/permission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a person before a Claude Code tool call (HTTP hook)
+         * @description For Claude Code's HTTP hooks on `PreToolUse` or `PermissionRequest`: the hook's own JSON
+         *     (tool name, tool input, session, cwd) becomes an approval request for the `recipient`
+         *     reviewers, exactly as `svcctl hook --ask` makes it (docs/hooks.md): secrets in the tool
+         *     input are masked before anything is stored, a grant from "Allow for this session" answers
+         *     at once, otherwise the request is held open until a reviewer decides or `timeout` passes.
+         *
+         *     The answer is Claude Code's hook output: for `PreToolUse`
+         *     `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"|"deny"|"ask",
+         *     "permissionDecisionReason": "…"}}`, for `PermissionRequest`
+         *     `{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior":
+         *     "allow"|"deny", "message": "…"}}}`. Nobody decided in time: the request is withdrawn and
+         *     `on_timeout` answers (`deny`, or `ask`: Claude Code asks in the terminal; for
+         *     `PermissionRequest` that is the empty object `{}`). A client that goes away withdraws the
+         *     request too. Raise the hook's own `timeout` above this one.
+         *
+         *     Needs `messages:write`; an agent key names only its agent's reviewers (403). Waits count
+         *     against `approvals.max_waiters` (429).
+         */
+        post: operations["askClaudeCodePermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inbound/sms": {
         parameters: {
             query?: never;
@@ -787,6 +861,303 @@ export interface paths {
          *     HELP).
          */
         post: operations["receiveTwilioSms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/recipients/{external_id}/inbox-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person's external id, URL-encoded. */
+                external_id: components["parameters"]["ExternalIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint an inbox token for a person
+         * @description A signed token that lets the person's browser read their own inbox until `expires_at`
+         *     (`inbox.token_ttl_seconds`, default a day). Nothing is stored: mint one per page load.
+         *     Rotating the person's preference token, or erasing the person, revokes every inbox token of
+         *     theirs at once (and closes their open streams). Agent-bound keys get 403.
+         */
+        post: operations["issueInboxToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the person's inbox items
+         * @description Newest first. `filter`: `all` (default; not archived), `unread`, `unseen` (both not archived)
+         *     or `archived`. Items handed out here for the first time make their messages `delivered`.
+         */
+        get: operations["listInboxItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count the person's items
+         * @description Unread, unseen and all items; archived items are not counted.
+         */
+        get: operations["getInboxCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/items/{id}/seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an item seen
+         * @description Stamps `seen_at` (kept when already set). Another person's item, or an unknown id, is 404.
+         */
+        post: operations["markInboxItemSeen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/items/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an item read
+         * @description Stamps `read_at` (and `seen_at` when unset), and records `opened` on the item's message, which ends the person's fatigue pause for its category. Another person's item, or an unknown id, is 404.
+         */
+        post: operations["markInboxItemRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/items/{id}/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an item unread
+         * @description Clears `read_at`; the engagement already recorded stays. Another person's item, or an unknown id, is 404.
+         */
+        post: operations["markInboxItemUnread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/items/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive an item
+         * @description Stamps `archived_at`: the item leaves every filter but `archived` and is no longer counted. Another person's item, or an unknown id, is 404.
+         */
+        post: operations["archiveInboxItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/items/{id}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unarchive an item
+         * @description Clears `archived_at`. Another person's item, or an unknown id, is 404.
+         */
+        post: operations["unarchiveInboxItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/items/{id}/click": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a click on an item's link
+         * @description What the component calls when the person follows the item's `url`: the item is read (as `read` does) and `opened` and `clicked` are recorded on its message. It answers before the browser navigates. Another person's item, or an unknown id, is 404.
+         */
+        post: operations["clickInboxItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/seen-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark every item seen
+         * @description Marks every item that is not archived seen.
+         */
+        post: operations["markAllInboxSeen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/read-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark every item read
+         * @description Marks every item that is not archived read (and seen). A dismissal: no engagement is
+         *     recorded on the messages.
+         */
+        post: operations["markAllInboxRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the person's inbox live (Server-Sent Events)
+         * @description `text/event-stream` with three events: `item` (a new item, as `InboxItem`), `update` (an item
+         *     changed, as `InboxItem`) and `counts` (as `InboxCounts`, after either and right after
+         *     connecting). A comment line arrives at least every 25 s (`inbox.heartbeat_seconds`). Every
+         *     event's `id` is a position: reconnecting with `Last-Event-ID` sends everything after it
+         *     (an item the stream never showed arrives as `item`, in its current state), so nothing is
+         *     missed. Without it the stream starts now: read the feed after the first `counts`. The token
+         *     may be given as `?token=` (`EventSource` cannot set headers). The stream ends when the
+         *     token expires or is revoked. At most `inbox.max_streams_per_person` streams per person and
+         *     API process (429) and `inbox.max_streams` per process (503).
+         */
+        get: operations["streamInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbox.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inbox web component
+         * @description An ES module defining `<svc-inbox api="…" token="…">`: a bell with an unread badge and a
+         *     panel of the person's items, live over the stream (docs/inbox.md "The component"). Load it
+         *     as a module script; browsers fetch modules with CORS, so the page's origin must be in
+         *     `inbox.allowed_origins`. Revalidate with `If-None-Match` (304).
+         */
+        get: operations["getInboxElement"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1255,6 +1626,38 @@ export interface paths {
         patch: operations["updateRule"];
         trace?: never;
     };
+    "/v1/session-grants/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The coding agent's session id (Claude Code's `session_id`). */
+                session_id: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * What reviewers allowed for the rest of a session
+         * @description The rules reviewers granted with "Allow for this session" (an approval with
+         *     `for_session: true`) for this coding-agent session and not yet run out: `svcctl hook --ask`
+         *     reads them before it asks anybody, and allows a tool call they cover (docs/hooks.md "Allow
+         *     for this session"). A key sees only its own grants: an agent key its agent's, a key bound to
+         *     no agent those of the requests it made. An unknown session has no grants (200, empty).
+         */
+        get: operations["getSessionGrants"];
+        put?: never;
+        post?: never;
+        /**
+         * End a session's grants
+         * @description The session ended: every grant the key's owner holds for it goes (`svcctl hook --ask` does
+         *     this on Claude Code's `SessionEnd`). Answers 204 whether or not there were any.
+         */
+        delete: operations["endSessionGrants"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/templates": {
         parameters: {
             query?: never;
@@ -1326,6 +1729,156 @@ export interface paths {
          *     `{id: "evt_preview", name: "preview", created_at}`. A render error is 422 with the detail.
          */
         post: operations["previewTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Newest first. Secrets are never shown again (docs/webhooks.md "Endpoints").
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description svc POSTs the events listed in `events` to `url`, signed with the endpoint's `secret`
+         *     (docs/webhooks.md). The secret is generated by svc and shown only in this answer and on
+         *     rotation. `url` must be `https://` and must not point at a loopback, private or link-local
+         *     address (checked again at every connect), unless `webhooks.allow_private_urls` is on. An
+         *     unknown event type or a refused URL answers 422.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        /** Read a webhook endpoint */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes it with its deliveries log; pending deliveries are never sent.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the fields sent. `enabled: true` re-enables an endpoint svc disabled (a 410, or
+         *     failing for `webhooks.disable_after`) and forgets its failures; events that happened while
+         *     it was disabled are not sent.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's secret
+         * @description A new secret, shown this once. The old one keeps signing beside it for 24 hours: every POST
+         *     carries one `v1=` per secret (docs/webhooks.md "Rotating the secret").
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Sends a `webhook.test` event to this endpoint alone, as any other event (signed, retried,
+         *     in the deliveries log). A disabled endpoint answers 409 with title `Invalid state`.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description One row per event sent (or to send) to the endpoint, newest first.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+                deliveryId: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a failed delivery again
+         * @description Only a `failed` delivery: it goes back to `pending` with `attempts` 0 and is tried at once,
+         *     with the same body and `Idempotency-Key`, then on the usual schedule. Any other status
+         *     answers 409 with title `Invalid state`.
+         */
+        post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1462,7 +2015,19 @@ export interface components {
             created_at: string;
         };
         /** @enum {string} */
-        ApprovalStatus: "pending" | "approved" | "rejected" | "expired";
+        ApprovalStatus: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
+        /** @default 0 */
+        WaitSeconds: number;
+        ApprovalDecision: {
+            /** @description Why: shown as `comment` on the record and in the callback. */
+            reason?: string;
+            /**
+             * @description Allow the request's tool call for the rest of its coding-agent session (only for a
+             *     request holding `metadata.tool_call` with a session; docs/hooks.md).
+             * @default false
+             */
+            for_session?: boolean;
+        };
         Decision: {
             /** @description Why: shown as `comment` on the record and in the callback; a rejected message reads `rejected: <reason>`. */
             reason?: string;
@@ -1502,16 +2067,28 @@ export interface components {
             metadata: Record<string, never>;
             /** Format: date-time */
             expires_at: string;
-            /** @description The deciding key's name, or `link:<reviewer>`; null while pending and when expired. */
+            /** @description The deciding key's name, or `link:<reviewer>`; null while pending, when expired and when withdrawn. */
             decided_by: string | null;
             decided_by_key_id: string | null;
             /** @description The reviewer's reason. */
             comment: string | null;
             /**
              * Format: date-time
-             * @description When it was decided; for an expired request, its deadline.
+             * @description When it was decided (or withdrawn); for an expired request, its deadline.
              */
             decided_at: string | null;
+            /** @description What an approval "for this session" granted (docs/hooks.md); null otherwise. */
+            session_grant: null | {
+                session_id: string;
+                /**
+                 * @example [
+                 *       "Bash(npm test:*)"
+                 *     ]
+                 */
+                rules: string[];
+                /** Format: date-time */
+                expires_at: string;
+            };
             /** Format: date-time */
             created_at: string;
         };
@@ -1853,6 +2430,38 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description A Claude Code PreToolUse or PermissionRequest hook input, as Claude Code sends it; fields svc does not read are ignored. */
+        ClaudeCodeToolCallPayload: {
+            /** @enum {string} */
+            hook_event_name: "PreToolUse" | "PermissionRequest";
+            /** @example Bash */
+            tool_name: string;
+            /** @description The tool's arguments (any fields). */
+            tool_input?: {
+                [key: string]: unknown;
+            };
+            tool_use_id?: string;
+            session_id?: string;
+            cwd?: string;
+            permission_mode?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Claude Code's hook output for PreToolUse or PermissionRequest, or `{}`. */
+        ClaudeCodeHookOutput: {
+            hookSpecificOutput?: {
+                /** @enum {string} */
+                hookEventName: "PreToolUse" | "PermissionRequest";
+                /** @enum {string} */
+                permissionDecision?: "allow" | "deny" | "ask";
+                permissionDecisionReason?: string;
+                decision?: {
+                    /** @enum {string} */
+                    behavior: "allow" | "deny";
+                    message?: string;
+                };
+            };
+        };
         InboundSmsWrite: {
             /** @description The sender's number in E.164 (`+15551234567`); spaces, dots, dashes and parentheses are ignored, `00` reads as `+`. */
             from: string;
@@ -1882,6 +2491,36 @@ export interface components {
             MessageSid: string;
         } & {
             [key: string]: unknown;
+        };
+        InboxToken: {
+            /** @description Send as `Authorization: Bearer <token>` (or `?token=` on the stream). */
+            token: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        InboxCounts: {
+            unread: number;
+            unseen: number;
+            /** @description Items not archived. */
+            total: number;
+        };
+        InboxItem: {
+            id: string;
+            message_id: string;
+            title: string;
+            body: string;
+            url: string | null;
+            category: string;
+            /** @enum {string} */
+            importance: "low" | "normal" | "high" | "critical";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            seen_at: string | null;
+            /** Format: date-time */
+            read_at: string | null;
+            /** Format: date-time */
+            archived_at: string | null;
         };
         /** @enum {string} */
         MessageStatus: "queued" | "sending" | "pending_approval" | "sent" | "delivered" | "failed" | "suppressed" | "cancelled";
@@ -2009,6 +2648,21 @@ export interface components {
         /** @description Result per named check. */
         ReadinessChecks: {
             [key: string]: "ok" | "failed";
+        };
+        /** @description How svc reaches Redis (docs/scaling.md "Redis: one server, Sentinel or Cluster"); on a Redis Cluster also the cluster's state as its primaries report it. Present when Redis answered. */
+        RedisReadiness: {
+            /** @enum {unknown} */
+            mode: "single" | "sentinel" | "cluster";
+            cluster?: {
+                /** @description `ok` when every primary reports `cluster_state:ok`; else the first other state. */
+                state: string;
+                /** @description Primaries serving slots. */
+                primaries: number;
+                /** @description Replicas the cluster knows. */
+                replicas: number;
+                slots_assigned: number;
+                slots_ok: number;
+            };
         };
         PreferenceToken: {
             /** @description 256 bits, base64url (43 characters). */
@@ -2219,6 +2873,31 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        SessionId: string;
+        SessionGrants: {
+            session_id: string;
+            /**
+             * @description Every rule allowed for the session, in Claude Code's rule syntax.
+             * @example [
+             *       "Bash(npm test:*)",
+             *       "Edit(src/checkout/**)"
+             *     ]
+             */
+            rules: string[];
+            grants: {
+                /** @description `sgr_…` */
+                id: string;
+                rules: string[];
+                /** @description The approval that granted them. */
+                approval_id: string;
+                /** @description Who approved: a key's name or `link:<reviewer>`. */
+                granted_by: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                expires_at: string;
+            }[];
+        };
         /** @description BCP 47 locale tag (`en`, `de-AT`, `zh-Hant-TW`). */
         LocaleTag: string;
         /** @description A free-form JSON object. */
@@ -2288,6 +2967,76 @@ export interface components {
             url: string | null;
             thread: string | null;
             channel: string | null;
+        };
+        /**
+         * @description An event type (`message.sent`), a family (`message.*`) or `*` (docs/webhooks.md "Event types").
+         * @example message.failed
+         * @example recipient.*
+         */
+        WebhookEventFilter: string;
+        /** @description Signs every POST (`Svc-Signature`); shown only at creation and rotation. */
+        WebhookSecret: string;
+        WebhookEndpointCreate: {
+            url: string;
+            events: components["schemas"]["WebhookEventFilter"][];
+            description?: string | null;
+            /** @default true */
+            enabled?: boolean;
+        };
+        WebhookEndpointPatch: {
+            url?: string;
+            events?: components["schemas"]["WebhookEventFilter"][];
+            description?: string | null;
+            enabled?: boolean;
+        };
+        WebhookEndpoint: {
+            /** @example whk_01JD7Z5X3Q8M2V4N6R9T0W1Y2Z */
+            id: string;
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description Why svc disabled it (`gone`, a 410; `failing`, `webhooks.disable_after`); null otherwise.
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | "failing" | null;
+            /**
+             * Format: date-time
+             * @description Since when every try failed; null while it answers.
+             */
+            failing_since: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @description `pending` until a try is answered 2xx (`succeeded`) or the last allowed try failed (`failed`).
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
+        WebhookDelivery: {
+            /** @example whd_01JD7Z5X3Q8M2V4N6R9T0W1Y2Z */
+            id: string;
+            /** @description The body's `id` and the `Idempotency-Key` of every try. */
+            event_id: string;
+            /** @example message.sent */
+            type: string;
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description Tries made so far. */
+            attempts: number;
+            /** @description The status of the latest answer. */
+            last_status_code: number | null;
+            /** @description Error of the latest failed try (`webhook 503`, `webhook timeout after 10000 ms`). */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the next try is due; null unless `pending`.
+             */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
     };
     responses: {
@@ -2392,6 +3141,16 @@ export interface components {
                 "application/json": components["schemas"]["Broadcast"];
             };
         };
+        /** @description Missing, malformed, expired or revoked inbox token, or an API key. */
+        InboxUnauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /** @description Page size. */
@@ -2402,6 +3161,8 @@ export interface components {
         ApprovalId: components["schemas"]["ResourceId"];
         BroadcastId: components["schemas"]["ResourceId"];
         DigestId: components["schemas"]["ResourceId"];
+        /** @description The item's id (`itm_…`). */
+        InboxItemId: components["schemas"]["ResourceId"];
         MessageId: components["schemas"]["ResourceId"];
         /** @description A preference token or a message's unsubscribe token. */
         LinkTokenPath: string;
@@ -2812,7 +3573,10 @@ export interface operations {
     };
     getApproval: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Seconds to wait for a decision before answering (0, the default, answers at once). */
+                wait?: components["schemas"]["WaitSeconds"];
+            };
             header?: never;
             path: {
                 id: components["parameters"]["ApprovalId"];
@@ -2849,7 +3613,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["Decision"];
+                "application/json": components["schemas"]["ApprovalDecision"];
             };
         };
         responses: {
@@ -2887,6 +3651,35 @@ export interface operations {
         };
         responses: {
             /** @description The request, now rejected. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cancelApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["ApprovalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request, now withdrawn. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3780,6 +4573,48 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    askClaudeCodePermission: {
+        parameters: {
+            query: {
+                /** @description Reviewer's external id; repeat for several (up to 10). */
+                recipient: components["schemas"]["ExternalId"][];
+                /** @description Seconds to wait for a decision (default 300). */
+                timeout?: number;
+                /** @description What nobody deciding in time answers: `deny` (default) or `ask` (Claude Code asks in the terminal). */
+                on_timeout?: "deny" | "ask";
+                /** @description The project named to reviewers; defaults to the base name of the hook's `cwd`. */
+                project?: string;
+                /** @description The agent named to reviewers; defaults to `claude-code`. */
+                agent?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaudeCodeToolCallPayload"];
+            };
+        };
+        responses: {
+            /** @description Claude Code's hook output (`{}` hands a PermissionRequest back to Claude Code's own dialog). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaudeCodeHookOutput"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     reportInboundSms: {
         parameters: {
             query?: never;
@@ -3851,6 +4686,370 @@ export interface operations {
             413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    issueInboxToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person's external id, URL-encoded. */
+                external_id: components["parameters"]["ExternalIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxToken"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInboxItems: {
+        parameters: {
+            query?: {
+                /** @description Which items. */
+                filter?: "all" | "unread" | "unseen" | "archived";
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque cursor from `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page"] & {
+                        items?: components["schemas"]["InboxItem"][];
+                    };
+                };
+            };
+            401: components["responses"]["InboxUnauthorized"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getInboxCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxCounts"];
+                };
+            };
+            401: components["responses"]["InboxUnauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    markInboxItemSeen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxItem"];
+                };
+            };
+            401: components["responses"]["InboxUnauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    markInboxItemRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxItem"];
+                };
+            };
+            401: components["responses"]["InboxUnauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    markInboxItemUnread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxItem"];
+                };
+            };
+            401: components["responses"]["InboxUnauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    archiveInboxItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxItem"];
+                };
+            };
+            401: components["responses"]["InboxUnauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    unarchiveInboxItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxItem"];
+                };
+            };
+            401: components["responses"]["InboxUnauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    clickInboxItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The item's id (`itm_…`). */
+                id: components["parameters"]["InboxItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item after the action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxItem"];
+                };
+            };
+            401: components["responses"]["InboxUnauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    markAllInboxSeen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts after. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxCounts"];
+                };
+            };
+            401: components["responses"]["InboxUnauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    markAllInboxRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts after. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxCounts"];
+                };
+            };
+            401: components["responses"]["InboxUnauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    streamInbox: {
+        parameters: {
+            query?: {
+                /** @description The inbox token, for clients that cannot send `Authorization` (EventSource). */
+                token?: string;
+            };
+            header?: {
+                /** @description The `id` of the last event received; the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (open until the client leaves or the token ends). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["InboxUnauthorized"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInboxElement: {
+        parameters: {
+            query?: {
+                /** @description Ignored; a page may add it to make browsers fetch a new version. */
+                v?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The module. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified (the `ETag` given in `If-None-Match` is current). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            422: components["responses"]["UnprocessableContent"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listMessages: {
@@ -4098,6 +5297,7 @@ export interface operations {
                         /** @constant */
                         status: "ready";
                         checks: components["schemas"]["ReadinessChecks"];
+                        redis?: components["schemas"]["RedisReadiness"];
                     };
                 };
             };
@@ -4111,6 +5311,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         checks: components["schemas"]["ReadinessChecks"];
+                        redis?: components["schemas"]["RedisReadiness"];
                     };
                 };
             };
@@ -4710,6 +5911,60 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getSessionGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The coding agent's session id (Claude Code's `session_id`). */
+                session_id: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's grants. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionGrants"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    endSessionGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The coding agent's session id (Claude Code's `session_id`). */
+                session_id: components["schemas"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's grants are gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listTemplates: {
         parameters: {
             query?: {
@@ -4933,6 +6188,284 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["ContentTooLarge"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque cursor from `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page"] & {
+                        items?: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreate"];
+            };
+        };
+        responses: {
+            /** @description Created; `secret` is shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"] & {
+                        secret: components["schemas"]["WebhookSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint (without its secret). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointPatch"];
+            };
+        };
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["ContentTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: components["schemas"]["WebhookSecret"];
+                        /**
+                         * Format: date-time
+                         * @description Until when the old secret signs too.
+                         */
+                        previous_secret_expires_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque cursor from `next_cursor` of the previous page. */
+                cursor?: components["parameters"]["Cursor"];
+                status?: components["schemas"]["WebhookDeliveryStatus"];
+            };
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page"] & {
+                        items?: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["ResourceId"];
+                deliveryId: components["schemas"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, now pending. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
