@@ -1,12 +1,13 @@
 import type { Server } from "node:http";
 import path from "node:path";
-import { Redis } from "ioredis";
-import { assertSecrets, loadConfig, type SvcConfig } from "@svc/config";
+import { assertSecrets, loadConfig, sessionDatabaseUrl, type SvcConfig } from "@svc/config";
+import { closeRenderPools } from "@svc/engine";
 import { createLogger, type Logger } from "@svc/log";
-import { createQueues, type Queues } from "@svc/queue";
+import { createNoticeBus, createQueues, createRedisClient, redisTopologyOf, type Queues } from "@svc/queue";
 import { createPrisma, migrate, type PrismaClient } from "@svc/store";
 import { startMetricsListener, startWorkerProcess, type RunningWorkers } from "@svc/worker";
-import { buildApi } from "./build-api";
+import { buildApi, shutdownApi } from "./build-api";
+import { answerClientErrorsAsProblems } from "./http/client-errors";
 import { loadOrCreateSecretKey } from "./secret-key-file";
 
 export const MIGRATIONS_DIR = path.resolve(__dirname, "../../../prisma/migrations");
@@ -30,20 +31,21 @@ export async function startService({
 }): Promise<RunningService> {
   const config = await prepareService({ env, cwd });
   const logger = createLogger({ service: "api", level: config.log.level });
-  const prisma = createPrisma({ databaseUrl: config.database.url });
-  const redis = new Redis(config.redis.url, {
+  const prisma = createPrisma({ databaseUrl: config.database.url, poolMode: config.database.pool_mode });
+  const topology = redisTopologyOf(config.redis);
+  const redis = createRedisClient(topology, {
     maxRetriesPerRequest: 2,
     enableOfflineQueue: false,
     // A Redis that accepts connections but does not answer must not hold requests (rate limit).
     commandTimeout: 2_000,
-    lazyConnect: false,
   });
-  redis.on("error", (error) => logger.warn("redis connection error", { error: error.message }));
+  redis.on("error", (error: Error) => logger.warn("redis connection error", { error: error.message }));
   const queues = createQueues({
-    redisUrl: config.redis.url,
+    redis: topology,
     prefix: config.redis.prefix,
     maxAttempts: config.worker.max_attempts,
   });
+  const notices = createNoticeBus({ redis: topology, prefix: config.redis.prefix, publisher: redis });
 
   const workers = config.worker.embedded
     ? await startEmbeddedWorkers(config, prisma, queues, logger, env)
@@ -54,11 +56,22 @@ export async function startService({
     workers && metricsPort !== null
       ? await startMetricsListener({ host: config.worker.metrics_host, port: metricsPort, queues, logger })
       : null;
-  const app = buildApi({ config, logger, prisma, redis, queues, migrationsDir: MIGRATIONS_DIR, env });
+  const app = buildApi({
+    config,
+    logger,
+    prisma,
+    redis,
+    queues,
+    notices,
+    migrationsDir: MIGRATIONS_DIR,
+    env,
+  });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.api.port, config.api.host, () => resolve(s));
     s.once("error", reject);
   });
+  // Node's own parser errors (431 for a 100 kB URL, 400 for garbage) as problem+json too.
+  answerClientErrorsAsProblems(server);
   logger.info("api listening", {
     host: config.api.host,
     port: config.api.port,
@@ -71,10 +84,14 @@ export async function startService({
     config,
     close() {
       closing ??= (async () => {
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        await shutdownApi(app); // open inbox streams end, their clients reconnect elsewhere
+        await closed;
         await metricsListener?.close();
         await workers?.close();
+        await closeRenderPools();
         await queues.close();
+        await notices.close();
         redis.disconnect();
         await prisma.$disconnect();
       })();
@@ -110,7 +127,7 @@ export async function prepareService({
 
   if (config.database.auto_migrate) {
     const result = await migrate({
-      databaseUrl: config.database.url,
+      databaseUrl: sessionDatabaseUrl(config),
       migrationsDir: MIGRATIONS_DIR,
       createDatabase: true,
       log: (msg, meta) => logger.info(msg, meta),

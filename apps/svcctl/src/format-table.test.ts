@@ -20,9 +20,20 @@ describe("describeDatabase / describeRedis", () => {
       "db.internal:6543/svc_prod",
     ],
     [describeDatabase("postgresql://postgres@127.0.0.1/svc"), "127.0.0.1:5432/svc"],
-    [describeRedis("redis://:hunter2@cache:6380/2"), "cache:6380/2"],
-    [describeRedis("rediss://default:pw@cache.example.com"), "cache.example.com:6379"],
-    [describeRedis("not a url"), "(unparsable URL)"],
+    [describeRedis({ url: "redis://:hunter2@cache:6380/2" }), "cache:6380/2"],
+    [
+      describeRedis({ url: "redis://x", cluster: { nodes: ["redis://:pw@a:7000", "redis://b:7001"] } }),
+      "the Redis Cluster at a:7000 (+1 seeds)",
+    ],
+    [
+      describeRedis({
+        url: "redis://x",
+        sentinel: { name: "main", nodes: ["redis://:pw@s1:26379", "redis://s2"] },
+      }),
+      'the primary "main" of the sentinels at s1:26379, s2:26379',
+    ],
+    [describeRedis({ url: "rediss://default:pw@cache.example.com" }), "cache.example.com:6379"],
+    [describeRedis({ url: "not a url" }), "(unparsable URL)"],
   ])("%s", (described, expected) => {
     expect(described).toBe(expected);
     expect(described).not.toMatch(/s3cret|hunter2|pw/);

@@ -8,6 +8,11 @@ void runCli(process.argv.slice(2), {
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
+  onTerminate(listener) {
+    const signals = ["SIGTERM", "SIGINT"] as const;
+    for (const signal of signals) process.on(signal, listener);
+    return () => signals.forEach((signal) => process.off(signal, listener));
+  },
 }).then((code) => {
   process.exitCode = code;
   // Clients are closed by now; should a socket linger anyway, do not hang an operator's script.

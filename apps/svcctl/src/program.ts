@@ -8,6 +8,7 @@ import { mcpCommand } from "./commands/api/mcp";
 import { messagesCommand } from "./commands/api/messages";
 import { sendCommand } from "./commands/api/send";
 import { callbacksCommand } from "./commands/callbacks";
+import { webhooksCommand } from "./commands/webhooks";
 import { jobsCommand } from "./commands/jobs";
 import { keysCommand } from "./commands/keys";
 import { migrateCommand, type MigrationPaths } from "./commands/migrate";
@@ -25,7 +26,7 @@ export function buildProgram(session: Session, options: BuildProgramOptions = {}
   const { stdout, stderr } = session.io;
   const program = new Command("svcctl")
     .description(
-      "svc's CLI: messages, events, approvals and broadcasts over the HTTP API; MCP tools and the coding-agent hook; API keys, migrations, jobs and callbacks straight in the database.",
+      "svc's CLI: messages, events, approvals and broadcasts over the HTTP API; MCP tools and the coding-agent hook; API keys, migrations, jobs, callbacks and webhooks straight in the database.",
     )
     .version(cliVersion(), "-V, --version", "print the version")
     .option("-c, --config <file>", "configuration file (default: $SVC_CONFIG, else ./svc.yaml when present)")
@@ -40,6 +41,7 @@ export function buildProgram(session: Session, options: BuildProgramOptions = {}
   migrateCommand(program, session, options.migrationPaths);
   jobsCommand(program, session);
   callbacksCommand(program, session);
+  webhooksCommand(program, session);
   // Over the HTTP API (docs/svcctl.md "Talking to the API"); one file per group in commands/api.
   sendCommand(program, session);
   eventsCommand(program, session);

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { loadConfig, type Env, type SvcConfig } from "@svc/config";
-import { createQueues, type Queues } from "@svc/queue";
+import { createQueues, redisTopologyOf, type Queues } from "@svc/queue";
 import { createPrisma, pingDatabase, type PrismaClient } from "@svc/store";
 import { apiAccess, type ApiAccess } from "./api-access";
 import { CliError, type Targets } from "./cli-error";
@@ -24,6 +24,11 @@ export interface CliIO {
   now?: () => Date;
   /** How long to wait for Redis before giving up with exit 5 (default 5000 ms). */
   redisTimeoutMs?: number;
+  /**
+   * Calls `listener` when the process is told to stop (SIGTERM, SIGINT) instead of dying at once;
+   * returns the function that stops listening. `svcctl hook --ask` withdraws its request then.
+   */
+  onTerminate?: (listener: () => void) => () => void;
 }
 
 /** The options every command takes (before or after the command name). */
@@ -75,7 +80,8 @@ export function createSession(io: CliIO, globals: () => GlobalOptions): Session 
     },
     async prisma() {
       if (!prisma) {
-        prisma = createPrisma({ databaseUrl: session.config().database.url, poolMax: 2 });
+        const { database } = session.config();
+        prisma = createPrisma({ databaseUrl: database.url, poolMax: 2, poolMode: database.pool_mode });
         await pingDatabase(prisma);
       }
       return prisma;
@@ -84,23 +90,20 @@ export function createSession(io: CliIO, globals: () => GlobalOptions): Session 
       if (!queues) {
         const { redis, worker } = session.config();
         queues = createQueues({
-          redisUrl: redis.url,
+          redis: redisTopologyOf(redis),
           prefix: redis.prefix,
           maxAttempts: worker.max_attempts,
         });
         await queues.ready(io.redisTimeoutMs ?? 5_000).catch((error: unknown) => {
           const reason = error instanceof Error ? error.message : String(error);
-          throw new CliError(
-            EXIT.unavailable,
-            `cannot reach Redis at ${describeRedis(redis.url)} (${reason})`,
-          );
+          throw new CliError(EXIT.unavailable, `cannot reach Redis at ${describeRedis(redis)} (${reason})`);
         });
       }
       return queues;
     },
     targets() {
       if (!config) return {};
-      return { database: describeDatabase(config.database.url), redis: describeRedis(config.redis.url) };
+      return { database: describeDatabase(config.database.url), redis: describeRedis(config.redis) };
     },
     api(options) {
       const { url, key } = globals();

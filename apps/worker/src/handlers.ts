@@ -21,6 +21,7 @@ import {
   deliverySweeps,
   expireHeldItemsSweep,
   ingestJobs,
+  inboxStore,
   inlineDelivery,
   requeuePendingEventsSweep,
   requeueCallbacksSweep,
@@ -29,8 +30,15 @@ import {
   screeningGate,
   screeningJobs,
   sendCallbackJob,
+  requeueWebhooksSweep,
+  sendWebhookJob,
+  sendWebhooksJob,
+  webhookFanOut,
+  EndpointSlots,
+  WEBHOOK_PER_ENDPOINT_IN_FLIGHT,
+  type OutboxConsumer,
 } from "@svc/engine";
-import { createProviders } from "@svc/providers";
+import { createGuardedDispatcher, createProviders } from "@svc/providers";
 import type { PrismaClient } from "@svc/store";
 import { reportDeadJobsSweep } from "./report-dead-jobs";
 
@@ -55,13 +63,21 @@ export interface HandlerRegistry {
   sweeps: Sweep[];
   /** Waits for inline deliveries to end; call after the workers closed (no new ones start then). */
   drain(): Promise<void>;
+  /** What the outbox relay fans entries out to, besides their notices (docs/outbox.md). */
+  outboxConsumers: OutboxConsumer[];
 }
 
 // The one place processors are wired to job names. The engine's use cases (ingest, policy,
 // delivery, digests, screening, callbacks) and their sweeps are added here as they land.
 export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
   // Built once per process; bad channel settings or missing credentials stop the start here.
-  const providers = createProviders(deps.config.channels, { env: deps.env, now: deps.now });
+  // An `inbox` channel delivers into svc's own database (docs/inbox.md "The channel").
+  const providers = createProviders(deps.config.channels, {
+    env: deps.env,
+    now: deps.now,
+    allowPrivateAddresses: deps.config.outbound.allow_private_addresses,
+    inbox: inboxStore(deps),
+  });
   // Recovery sweeps run every `worker.sweep_seconds` (docs/operations.md "Recovery guarantees").
   const timings = recoveryTimings(deps.config.worker);
   const sweeps: Sweep[] = [
@@ -71,6 +87,7 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
     closeDueDigestsSweep(deps),
     expireHeldItemsSweep(deps),
     requeueCallbacksSweep(deps),
+    requeueWebhooksSweep(deps, { every: timings.sweepEveryMs, graceMs: timings.sweepEveryMs }),
     requeueScreeningSweep(deps, timings),
     advanceBroadcastsSweep(deps),
     // Only with a `retention.*` setting on (docs/operations.md "Data retention").
@@ -87,6 +104,13 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
         limit: deps.config.worker.concurrency.delivery,
       })
     : null;
+  // Webhook POSTs go to URLs taken from data: internal addresses are refused at every connect
+  // unless webhooks.allow_private_urls (docs/webhooks.md "Endpoint URLs").
+  const webhookDispatcher = createGuardedDispatcher({
+    allowPrivate: deps.config.webhooks.allow_private_urls,
+  });
+  const webhookDeps = { ...deps, dispatcher: webhookDispatcher };
+  const webhookSlots = new EndpointSlots(WEBHOOK_PER_ENDPOINT_IN_FLIGHT);
   // The jobs that compose messages deliver the due ones here when this process delivers.
   const composing = inline ? { ...deps, queues: inline.queues } : deps;
   return {
@@ -102,12 +126,18 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
       ...screeningJobs(composing),
       // Refuses to build (ConfigError) when approvals.callback_url is set without SVC_CALLBACK_SECRET.
       "send-callback": sendCallbackJob(deps),
+      "send-webhook": sendWebhookJob(webhookDeps, webhookSlots),
+      "send-webhooks": sendWebhooksJob(webhookDeps, webhookSlots),
       // Broadcast chunks hand their due deliveries to this process too (docs/delivery.md "Inline
       // delivery"), and compose no faster than it delivers them (docs/broadcasts.md "How it runs").
       ...broadcastJobs(inline ? { ...composing, deliveryRoom: () => inline.room() } : composing),
     },
     sweeps,
-    drain: async () => inline?.drain(),
+    drain: async () => {
+      await inline?.drain();
+      await webhookDispatcher.close();
+    },
+    outboxConsumers: [webhookFanOut(deps)],
   };
 }
 

@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "@svc/config";
+import { loadConfig, sessionDatabaseUrl } from "@svc/config";
+import { closeRenderPools } from "@svc/engine";
 import { createLogger } from "@svc/log";
-import { createQueues } from "@svc/queue";
+import { createQueues, redisTopologyOf } from "@svc/queue";
 import { createPrisma, migrate } from "@svc/store";
 import path from "node:path";
 import { startMetricsListener } from "./metrics-listener";
@@ -28,15 +29,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
       .filter(Boolean),
   );
   const queues = createQueues({
-    redisUrl: config.redis.url,
+    redis: redisTopologyOf(config.redis),
     prefix: config.redis.prefix,
     maxAttempts: config.worker.max_attempts,
   });
   if (config.database.auto_migrate) {
     // Safe beside the API doing the same: the runner holds Prisma's advisory lock while applying.
-    await migrate({ databaseUrl: config.database.url, migrationsDir: MIGRATIONS_DIR, createDatabase: true });
+    await migrate({
+      databaseUrl: sessionDatabaseUrl(config),
+      migrationsDir: MIGRATIONS_DIR,
+      createDatabase: true,
+    });
   }
-  const prisma = createPrisma({ databaseUrl: config.database.url });
+  const prisma = createPrisma({ databaseUrl: config.database.url, poolMode: config.database.pool_mode });
   const deliverInline = queueNames.includes("ingest") && queueNames.includes("delivery");
   const now = () => new Date();
   const workers = startWorkerProcess({ queues, logger, prisma, config, now, env, deliverInline }, queueNames);
@@ -50,6 +55,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
     close: async () => {
       await listener?.close();
       await workers.close();
+      await closeRenderPools();
       await queues.close();
       await prisma.$disconnect();
     },

@@ -4,9 +4,32 @@ describe("parseQueueNames", () => {
   it.each([
     [
       undefined,
-      ["ingest", "policy", "delivery", "digests", "screening", "callbacks", "broadcasts", "scheduler"],
+      [
+        "ingest",
+        "policy",
+        "delivery",
+        "digests",
+        "screening",
+        "callbacks",
+        "webhooks",
+        "broadcasts",
+        "scheduler",
+      ],
     ],
-    [[], ["ingest", "policy", "delivery", "digests", "screening", "callbacks", "broadcasts", "scheduler"]],
+    [
+      [],
+      [
+        "ingest",
+        "policy",
+        "delivery",
+        "digests",
+        "screening",
+        "callbacks",
+        "webhooks",
+        "broadcasts",
+        "scheduler",
+      ],
+    ],
     [
       ["ingest", "policy"],
       ["ingest", "policy"],
@@ -18,7 +41,7 @@ describe("parseQueueNames", () => {
 
   it("names the unknown queues", () => {
     expect(() => parseQueueNames(["ingest", "emails", "sms"])).toThrow(
-      "unknown queue emails, sms (known: ingest, policy, delivery, digests, screening, callbacks, broadcasts, scheduler)",
+      "unknown queue emails, sms (known: ingest, policy, delivery, digests, screening, callbacks, webhooks, broadcasts, scheduler)",
     );
   });
 });
@@ -36,6 +59,7 @@ describe("startWorkers", () => {
           digests: 1,
           screening: 1,
           callbacks: 1,
+          webhooks: 1,
           broadcasts: 1,
           scheduler: 1,
         },

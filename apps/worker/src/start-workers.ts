@@ -2,6 +2,7 @@ import {
   QUEUE_NAMES,
   createWorker,
   dispatchTo,
+  redisTopologyOf,
   type JobHandlers,
   type JobLogger,
   type PermanentErrorTest,
@@ -14,7 +15,7 @@ import type { Worker } from "bullmq";
  * `worker.lock_ms` is not in that schema yet, so it is optional here (default 30000).
  */
 export interface WorkerAppConfig {
-  redis: { url: string; prefix: string };
+  redis: Parameters<typeof redisTopologyOf>[0] & { prefix: string };
   worker: { concurrency: Record<QueueName, number>; lock_ms?: number };
 }
 
@@ -54,7 +55,7 @@ export function startWorkers(options: StartWorkersOptions): RunningWorkers {
     createWorker({
       queue,
       processor,
-      redisUrl: config.redis.url,
+      redis: redisTopologyOf(config.redis),
       prefix: config.redis.prefix,
       concurrency: config.worker.concurrency[queue],
       lockDuration: options.lockDuration ?? config.worker.lock_ms,

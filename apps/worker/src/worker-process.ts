@@ -1,5 +1,6 @@
 import { recoveryTimings } from "@svc/core";
-import { registerSchedules, type QueueName } from "@svc/queue";
+import { startOutboxRelay } from "@svc/engine";
+import { createNoticeBus, redisTopologyOf, registerSchedules, type QueueName } from "@svc/queue";
 import { buildHandlers, queuesWithHandlers, type HandlerDeps } from "./handlers";
 import { startWorkers, type RunningWorkers } from "./start-workers";
 
@@ -17,19 +18,30 @@ export interface WorkerProcess extends RunningWorkers {
  * `close()` stops taking jobs, waits for the active ones, then for inline deliveries.
  */
 export function startWorkerProcess(deps: HandlerDeps, queueNames?: readonly QueueName[]): WorkerProcess {
-  const { handlers, sweeps, drain } = buildHandlers(deps);
+  const { handlers, sweeps, drain, outboxConsumers } = buildHandlers(deps);
   const running = startWorkers({
     config: deps.config,
     handlers,
     queues: queueNames ?? queuesWithHandlers(handlers),
     logger: deps.logger,
   });
+  // The outbox relay runs beside the callbacks queue: what svc tells the outside leaves from the
+  // same processes (docs/outbox.md "The relay").
+  const relaying = running.queues.includes("callbacks");
+  const notices = relaying
+    ? createNoticeBus({ redis: redisTopologyOf(deps.config.redis), prefix: deps.config.redis.prefix })
+    : null;
+  const relay = notices
+    ? startOutboxRelay({ prisma: deps.prisma, notices, consumers: outboxConsumers, logger: deps.logger })
+    : null;
   let reassert: NodeJS.Timeout | undefined;
   return {
     queues: running.queues,
-    close: () => {
+    close: async () => {
       clearInterval(reassert);
-      return running.close().then(drain);
+      await relay?.close();
+      await notices?.close();
+      await running.close().then(drain);
     },
     async scheduleSweeps() {
       if (!running.queues.includes("scheduler")) return;

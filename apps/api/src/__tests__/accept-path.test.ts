@@ -1,8 +1,14 @@
-import { Redis } from "ioredis";
 import request from "supertest";
 import { sha256Hex } from "@svc/core";
 import { revokeApiKey } from "@svc/engine";
 import { createLogCapture, createLogger } from "@svc/log";
+import {
+  createNoticeBus,
+  createRedisClient,
+  redisTopologyOf,
+  type NoticeBus,
+  type RedisClient,
+} from "@svc/queue";
 import { MIGRATIONS_DIR, waitFor } from "@svc/testkit";
 import { apiKeyCacheWithNotices } from "../auth/api-key-notices";
 import { buildApi } from "../build-api";
@@ -12,28 +18,41 @@ import { startHarness, type Harness } from "./service-harness";
 // reaches other API processes through Redis; concurrent events share a commit but not their fate.
 
 let h: Harness;
-let redisB: Redis;
+let redisB: RedisClient;
+let noticesB: NoticeBus;
 let appB: ReturnType<typeof buildApi>;
 
 beforeAll(async () => {
   h = await startHarness("accept_path");
   // A second API instance on the same database and Redis prefix: another process, as far as the
   // key cache is concerned (its own cache, its own subscriber).
-  redisB = new Redis(h.config.redis.url, { maxRetriesPerRequest: 2 });
+  const topology = redisTopologyOf(h.config.redis);
+  redisB = createRedisClient(topology, { maxRetriesPerRequest: 2 });
+  noticesB = createNoticeBus({ redis: topology, prefix: h.config.redis.prefix });
   appB = buildApi({
     config: h.config,
     logger: createLogger({ service: "api-b", stream: createLogCapture().stream }),
     prisma: h.prisma,
     redis: redisB,
     queues: h.queues,
+    notices: noticesB,
     migrationsDir: MIGRATIONS_DIR,
   });
 }, 60_000);
 
 afterAll(async () => {
   redisB.disconnect();
+  await noticesB.close();
   await h.close();
 });
+
+async function subscribersOf(channel: string): Promise<number> {
+  const nodes = "nodes" in h.redis ? h.redis.nodes("all") : [h.redis];
+  const counts = await Promise.all(
+    nodes.map(async (node) => Number(((await node.pubsub("NUMSUB", channel)) as [string, number])[1])),
+  );
+  return counts.reduce((sum, n) => sum + n, 0);
+}
 
 const post = (app: Parameters<typeof request>[0], key: string, body: object) =>
   request(app).post("/v1/events").set("Authorization", `Bearer ${key}`).send(body);
@@ -68,26 +87,18 @@ describe("revoking a key", () => {
 
   it("a notice reaches caches that would otherwise trust the row for a minute", async () => {
     const key = await h.keyWith(["events:write"]);
-    const redisA = new Redis(h.config.redis.url);
-    const redisC = new Redis(h.config.redis.url);
+    const topology = redisTopologyOf(h.config.redis);
+    const noticesA = createNoticeBus({ redis: topology, prefix: h.config.redis.prefix });
+    const noticesC = createNoticeBus({ redis: topology, prefix: h.config.redis.prefix });
     try {
-      const cacheA = apiKeyCacheWithNotices({
-        prisma: h.prisma,
-        redis: redisA,
-        prefix: h.config.redis.prefix,
-        ttlMs: 60_000,
-      });
-      const cacheC = apiKeyCacheWithNotices({
-        prisma: h.prisma,
-        redis: redisC,
-        prefix: h.config.redis.prefix,
-        ttlMs: 60_000,
-      });
+      const cacheA = apiKeyCacheWithNotices({ prisma: h.prisma, notices: noticesA, ttlMs: 60_000 });
+      const cacheC = apiKeyCacheWithNotices({ prisma: h.prisma, notices: noticesC, ttlMs: 60_000 });
       const hash = sha256Hex(key);
-      await waitFor(
-        async () => (await redisC.pubsub("NUMSUB", `${h.config.redis.prefix}:api-keys:changed`))[1] === 4,
-        { timeoutMs: 2_000, what: "four subscribers" },
-      );
+      // Subscriptions as PUBSUB NUMSUB counts them on every node (a cluster's are spread over its nodes).
+      await waitFor(async () => (await subscribersOf(noticesC.channel("api-keys:changed"))) === 4, {
+        timeoutMs: 2_000,
+        what: "four subscribers",
+      });
       expect((await cacheC.lookup(hash))?.revoked_at).toBeNull();
       await revokeApiKey({ prisma: h.prisma, now: () => new Date(), apiKeyCache: cacheA }, h.keyIdOf(key));
       await waitFor(async () => (await cacheC.lookup(hash))?.revoked_at instanceof Date, {
@@ -95,8 +106,8 @@ describe("revoking a key", () => {
         intervalMs: 10,
       });
     } finally {
-      redisA.disconnect();
-      redisC.disconnect();
+      await noticesA.close();
+      await noticesC.close();
     }
   });
 });

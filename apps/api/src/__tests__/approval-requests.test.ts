@@ -41,6 +41,7 @@ describe("POST /v1/approvals", () => {
       decided_by_key_id: null,
       comment: null,
       decided_at: null,
+      session_grant: null,
       created_at: T0.toISOString(),
     });
     const notices = await noticesOf(h, res.body.id as string);

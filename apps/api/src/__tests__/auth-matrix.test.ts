@@ -10,25 +10,30 @@ interface Operation {
   method: "get" | "post" | "put" | "patch" | "delete";
   path: string;
   scopes: string[];
+  /** Authenticated by an inbox token instead of an API key (docs/inbox.md). */
+  inboxToken: boolean;
 }
 
 const doc = loadOpenApiDocument();
-const operations: Operation[] = Object.entries(doc.paths).flatMap(([route, item]) =>
-  (["get", "post", "put", "patch", "delete"] as const)
-    .filter((method) => item[method])
-    .map((method) => {
-      const op = item[method] as { security?: Record<string, string[]>[] };
-      const security = op.security ?? (doc.security as Record<string, string[]>[]);
-      return {
-        method,
-        // Any value fills a path parameter: authentication runs before validation and lookup.
-        path: route.replace(/\{[^}]+\}/g, "x1"),
-        scopes: security.length === 0 ? [] : [...new Set(security.flatMap((s) => s.bearerAuth ?? []))],
-        requiresKey: security.length > 0,
-      };
-    })
-    .filter((op) => op.requiresKey),
+const documented: (Operation & { requiresKey: boolean })[] = Object.entries(doc.paths).flatMap(
+  ([route, item]) =>
+    (["get", "post", "put", "patch", "delete"] as const)
+      .filter((method) => item[method])
+      .map((method) => {
+        const op = item[method] as { security?: Record<string, string[]>[] };
+        const security = op.security ?? (doc.security as Record<string, string[]>[]);
+        return {
+          method,
+          // Any value fills a path parameter: authentication runs before validation and lookup.
+          path: route.replace(/\{[^}]+\}/g, "x1"),
+          scopes: security.length === 0 ? [] : [...new Set(security.flatMap((s) => s.bearerAuth ?? []))],
+          inboxToken: security.some((s) => "inboxToken" in s),
+          requiresKey: security.length > 0,
+        };
+      }),
 );
+const operations = documented.filter((op) => op.requiresKey && !op.inboxToken);
+const inboxOperations = documented.filter((op) => op.inboxToken);
 
 let h: Harness;
 let revokedKey: string;
@@ -111,6 +116,26 @@ describe.each(operations)("$method $path", (op) => {
       expectProblem(await send(op, agentKey), 403, /agent-bound keys cannot use admin endpoints/);
     });
   }
+});
+
+it("walks the inbox-token operations too", () => {
+  expect(inboxOperations.map((o) => `${o.method} ${o.path}`)).toEqual(
+    expect.arrayContaining(["get /v1/inbox/items", "get /v1/inbox/stream", "post /v1/inbox/read-all"]),
+  );
+});
+
+describe.each(inboxOperations)("$method $path (inbox token)", (op) => {
+  it("401 without a token, with a Bearer challenge", async () => {
+    const res = await send(op).send({ unknown_field: 1 });
+    expectProblem(res, 401, /missing inbox token/);
+    expect(res.headers["www-authenticate"]).toMatch(/^Bearer/);
+  });
+
+  it("401 for an API key, even an admin one, and for anything that is not an inbox token", async () => {
+    expectProblem(await send(op, h.adminKey), 401, /API keys are not accepted here/);
+    expectProblem(await send(op, "rcp_x.1.short"), 401, /not an inbox token/);
+    expectProblem(await send(op, `rcp_x.9999999999.${"A".repeat(43)}`), 401, /invalid inbox token/);
+  });
 });
 
 describe("keys bound to agents", () => {

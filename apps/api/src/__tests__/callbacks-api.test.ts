@@ -5,7 +5,7 @@ import {
   type DecisionCallbackBody,
   type SendCallbackDeps,
 } from "@svc/engine";
-import { createWorker, dispatchTo } from "@svc/queue";
+import { createWorker, dispatchTo, redisTopologyOf } from "@svc/queue";
 import { $transaction } from "@svc/store";
 import { CallbackReceiver, waitFor } from "@svc/testkit";
 import type { Worker } from "bullmq";
@@ -35,7 +35,7 @@ beforeAll(async () => {
   worker = createWorker({
     queue: "callbacks",
     prefix: h.config.redis.prefix,
-    redisUrl: h.config.redis.url,
+    redis: redisTopologyOf(h.config.redis),
     processor: dispatchTo("callbacks", { "send-callback": sendCallbackJob(deps) }),
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { webhookEventsIn } from "@svc/testkit";
 import type { Harness } from "./service-harness";
 import {
   EMPTY_TWIML,
@@ -277,4 +278,31 @@ describe.each(["backend", "twilio"] as const)("every keyword through the %s endp
       }
     }
   });
+});
+
+it("each ledger entry of a STOP or START writes recipient.preferences_changed (docs/webhooks.md)", async () => {
+  await h
+    .as()
+    .put("/v1/recipients/dee")
+    .send({ addresses: [{ channel: "sms", value: "+15550100009" }] })
+    .expect(201);
+  const dee = await h.prisma.recipient.findUniqueOrThrow({ where: { external_id: "dee" } });
+  await h.prisma.$executeRaw`DELETE FROM outbox`;
+  await report("STOP", "reply-dee-1", "+15550100009").expect(200);
+  await report("STOP", "reply-dee-2", "+15550100009").expect(200); // changes nothing: no entry
+  await report("START", "reply-dee-3", "+15550100009").expect(200);
+  const ledger = await ledgerOf(h, "dee");
+  expect(ledger).toHaveLength(2);
+  const events = await webhookEventsIn(h.prisma);
+  expect(
+    events.map((e) => [e.type, e.subject, e.snapshot?.source, e.snapshot?.external_id, e.snapshot?.changes]),
+  ).toEqual(
+    ledger.map((entry) => [
+      "recipient.preferences_changed",
+      { kind: "recipient", id: dee.id },
+      "sms_keyword",
+      "dee",
+      entry.changes,
+    ]),
+  );
 });

@@ -201,6 +201,18 @@ describe.each([
     );
     expectValidOutput(agentTools, "get_approval", read);
     expect(read).toEqual(requested);
+
+    // wait_seconds holds the read (a decision would end it: approvals-wait.test.ts); undecided, it
+    // answers the pending request when the wait ends.
+    const started = Date.now();
+    const waited = structured(
+      (await agent.callTool({
+        name: "get_approval",
+        arguments: { approval_id: requested.id, wait_seconds: 1 },
+      })) as CallToolResult,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(waited).toEqual(requested);
   }, 30_000);
 
   it("an agent sending in a category it may not use gets isError with the REST twin's problem", async () => {

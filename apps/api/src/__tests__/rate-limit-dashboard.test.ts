@@ -33,7 +33,7 @@ it("limits each key through Redis and answers 429 with Retry-After", async () =>
     .get("/v1/agents")
     .expect(200);
   // The bucket is shared state in Redis, not in this process.
-  const keys = await h.redis.keys(`${h.config.redis.prefix}:ratelimit:*`);
+  const keys = await h.redisKeys(`${h.config.redis.prefix}:ratelimit:*`);
   expect(keys.length).toBeGreaterThanOrEqual(2);
 });
 

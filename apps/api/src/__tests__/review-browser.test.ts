@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { linkTokenHash } from "@svc/core";
@@ -7,7 +5,9 @@ import { createLogCapture, createLogger } from "@svc/log";
 import { waitFor } from "@svc/testkit";
 import { buildHandlers, queuesWithHandlers, startWorkers, type RunningWorkers } from "@svc/worker";
 import { SCREENSHOTS, launchChromium } from "./chromium";
-import { startHarness, type Harness } from "./service-harness";
+import { startReviewedApi, type Delivered, type ReviewedApi } from "./reviewed-api";
+import type { Harness } from "./service-harness";
+import { rowsHolding } from "./stored-text";
 
 // The whole review cycle for real (docs/approvals.md "Review links"): an agent's message is held,
 // the embedded workers ingest `svc.approval_requested` and deliver each reviewer's notification to
@@ -16,47 +16,20 @@ import { startHarness, type Harness } from "./service-harness";
 // the API shows the decision; reviewer 2's link answers 410 naming the decider. Afterwards no raw
 // token is in any text or JSON column of any table, nor in a log line.
 
-const HOOK_SECRET = "review-browser-hook-secret";
 const TITLE = "Your March invoice";
 const BODY = "Hi Carla,\nyour invoice <#4711> is overdue. Pay within 3 days or we escalate!";
 
 let h: Harness;
-let server: Server;
+let api: ReviewedApi;
 let base: string;
 let browser: Browser;
 let workers: RunningWorkers | undefined;
 const workerLogs = createLogCapture();
-
-/** What the webhook channel delivered: one JSON body per notification. */
-const delivered: { recipient: { external_id: string }; content: { title: string; body: string } }[] = [];
-let sink: Server;
+let delivered: Delivered[];
 
 beforeAll(async () => {
-  sink = createServer((req, res) => {
-    void readBody(req).then((body) => {
-      delivered.push(JSON.parse(body) as (typeof delivered)[number]);
-      res.writeHead(204).end();
-    });
-  });
-  sink.listen(0, "127.0.0.1");
-  // The API's own address is its public URL, so it must be known before the configuration is.
-  server = createServer();
-  server.listen(0, "127.0.0.1");
-  await Promise.all([sink, server].map((s) => new Promise<void>((resolve) => s.once("listening", resolve))));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  h = await startHarness("review_browser", {
-    config: {
-      api: { public_url: base },
-      channels: {
-        hook: {
-          provider: "webhook",
-          url: `http://127.0.0.1:${(sink.address() as AddressInfo).port}/notify`,
-          secret_env: "HOOK_SECRET",
-        },
-      },
-    },
-  });
-  server.on("request", h.app);
+  api = await startReviewedApi("review_browser");
+  ({ h, base, delivered } = api);
 
   const logger = createLogger({
     service: "review-browser-workers",
@@ -69,7 +42,7 @@ beforeAll(async () => {
     prisma: h.prisma,
     config: h.config,
     now: () => new Date(),
-    env: { HOOK_SECRET },
+    env: api.env,
     deliverInline: true,
   });
   workers = startWorkers({ config: h.config, handlers, queues: queuesWithHandlers(handlers), logger });
@@ -81,18 +54,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await workers?.close();
-  await Promise.all([server, sink].map((s) => new Promise((resolve) => s?.close(resolve))));
-  await h?.close();
+  await api?.close();
 });
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
 
 async function setUp() {
   const admin = h.as();
@@ -232,35 +195,14 @@ it("reviewer 1 rejects from the delivered link with a reason; the API shows it; 
   // No raw token anywhere svc stores text: every text, varchar, JSON and array column of every table.
   const tokens = [adaUrl, bobUrl].map((url) => url.slice(url.lastIndexOf("/") + 1));
   for (const token of tokens) {
-    expect(await rowsHolding(token)).toEqual([]);
+    expect(await rowsHolding(h.prisma, token)).toEqual([]);
     // The scan does find what is there: each token's SHA-256 is stored for lookup.
-    expect(await rowsHolding(linkTokenHash(token))).toEqual(["review_links.token_hash"]);
+    expect(await rowsHolding(h.prisma, linkTokenHash(token))).toEqual(["review_links.token_hash"]);
   }
   const logged = JSON.stringify([...h.logs.entries(), ...workerLogs.entries()]);
   expect(logged).toContain("/review/[REDACTED]");
   for (const token of tokens) expect(logged).not.toContain(token);
 }, 120_000);
-
-/** `table.column` of every row in the public schema whose text holds `needle`. */
-async function rowsHolding(needle: string): Promise<string[]> {
-  const columns = await h.prisma.$queryRawUnsafe<{ table_name: string; column_name: string }[]>(
-    `SELECT table_name, column_name FROM information_schema.columns
-      WHERE table_schema = 'public'
-        AND (data_type IN ('text', 'character varying', 'character', 'json', 'jsonb')
-             OR (data_type = 'ARRAY' AND udt_name IN ('_text', '_varchar', '_json', '_jsonb')))
-      ORDER BY table_name, column_name`,
-  );
-  expect(columns.length).toBeGreaterThan(50);
-  const found: string[] = [];
-  for (const { table_name, column_name } of columns) {
-    const [row] = await h.prisma.$queryRawUnsafe<{ count: bigint }[]>(
-      `SELECT count(*) AS count FROM "${table_name}" WHERE strpos("${column_name}"::text, $1) > 0`,
-      needle,
-    );
-    for (let i = 0; i < Number(row!.count); i++) found.push(`${table_name}.${column_name}`);
-  }
-  return found;
-}
 
 // The DOM as the page functions below use it (this project compiles without the DOM library).
 interface StyledElement {

@@ -81,8 +81,12 @@ async function hold(title = "Your invoice", body = "Hello,\nplease pay <b>now</b
 
 const message = (id: string) => h.prisma.message.findUniqueOrThrow({ where: { id } });
 const page = (token: string) => request(h.app).get(`/review/${token}`);
+/** What the page's form for `action` posts: its `decision` field, then any other fields. */
 const decide = (token: string, action: "approve" | "reject", form = "") =>
-  request(h.app).post(`/review/${token}/${action}`).type("form").send(form);
+  request(h.app)
+    .post(`/review/${token}/${action}`)
+    .type("form")
+    .send([`decision=${action}`, form].filter(Boolean).join("&"));
 
 /** The page's text without tags, spaces folded: what a reader sees. */
 const visible = (markup: string) =>

@@ -1,7 +1,7 @@
 import { deliverySweeps, requeueScreeningSweep } from "@svc/engine";
 import { newId } from "@svc/core";
 import { Prisma } from "@svc/store";
-import type { FakeModelReply } from "@svc/testkit";
+import { webhookEventsIn, type FakeModelReply } from "@svc/testkit";
 import {
   CALM,
   DATA_CANARY,
@@ -122,6 +122,13 @@ describe("outcomes", () => {
     const deadline = new Date(row.approval_expires_at).getTime();
     expect(deadline).toBeGreaterThanOrEqual(before + 600_000);
     expect(deadline).toBeLessThanOrEqual(Date.now() + 600_000);
+    // Backends hear it was queued, then held (docs/webhooks.md).
+    expect(
+      (await webhookEventsIn(hold.h.prisma, message.id)).map((e) => [e.type, e.snapshot?.status_reason]),
+    ).toEqual([
+      ["message.queued", null],
+      ["message.pending_approval", "screening: pressure, secret"],
+    ]);
     // Exactly as an approval hold: one svc.approval_requested event and one review link per reviewer.
     const notices = await hold.h.prisma.event.findMany({
       where: { name: "svc.approval_requested", recipient_external_id: { in: ["rev-a", "rev-b"] } },

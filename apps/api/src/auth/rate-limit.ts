@@ -1,7 +1,6 @@
 import type { RequestHandler } from "express";
-import type { Redis } from "ioredis";
 import { AppError } from "@svc/core";
-import { takeTokens, type TokenGrant } from "@svc/queue";
+import { takeTokens, type RedisClient, type TokenGrant } from "@svc/queue";
 
 // Per-key rate limit shared by every API process through Redis (`api.rate_limit`; docs/api.md,
 // "Limits and defaults").
@@ -23,7 +22,7 @@ export interface RateLimitLogger {
 }
 
 export function rateLimit(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   options: RateLimitOptions,
   logger?: RateLimitLogger,
@@ -32,11 +31,14 @@ export function rateLimit(
   const outage = outageLog(logger);
   const bucket = { perSecond: options.per_second, burst: options.burst, idleMs: 1000 };
   return async (_req, res, next) => {
-    const principal = res.locals.principal as { keyId: string } | undefined;
-    if (!principal) return next();
+    // The API key's id, or `inbox:<person>` for an inbox token (require-inbox-token.ts).
+    const key =
+      (res.locals.principal as { keyId: string } | undefined)?.keyId ??
+      (res.locals.rateLimitKey as string | undefined);
+    if (!key) return next();
     let grant: TokenGrant;
     try {
-      grant = await takeTokens(redis, `${prefix}:ratelimit:${principal.keyId}`, bucket, 1);
+      grant = await takeTokens(redis, `${prefix}:ratelimit:${key}`, bucket, 1);
     } catch (error) {
       // Redis unreachable (the client fails fast, docs/operations.md "While Redis is down").
       outage(error);
@@ -50,7 +52,7 @@ export function rateLimit(
     const retryAfter = Math.max(1, Math.ceil(grant.waitMs / 1000));
     throw new AppError(
       "rate_limited",
-      `rate limit of ${options.per_second} requests per second for this API key exceeded; retry in ${retryAfter} s`,
+      `rate limit of ${options.per_second} requests per second for this ${key.startsWith("inbox:") ? "person" : "API key"} exceeded; retry in ${retryAfter} s`,
       {
         headers: { "Retry-After": String(retryAfter) },
       },

@@ -54,6 +54,8 @@ button:hover{background:#1e40af}
 textarea{display:block;box-sizing:border-box;width:100%;font:inherit;padding:.4rem;margin:.25rem 0 .75rem;border:1px solid #767676;border-radius:4px}
 button.approve{background:#047857}button.approve:hover{background:#065f46}
 button.reject{background:#b91c1c}button.reject:hover{background:#991b1b}
+.code{background:#f3f4f6;border-radius:6px;padding:.75rem;margin:.5rem 0 1rem;white-space:pre-wrap;overflow-wrap:anywhere;font:14px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.code .add{background:#dcfce7;display:block}.code .del{background:#fee2e2;display:block}.code .hunk{color:#6b7280;display:block}
 `;
 const STYLE_HASH = createHash("sha256").update(STYLE).digest("base64");
 

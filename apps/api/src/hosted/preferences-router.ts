@@ -1,5 +1,5 @@
-import express, { Router, type ErrorRequestHandler, type Request } from "express";
-import { AppError, STATUS_TITLE, isAppError } from "@svc/core";
+import { Router, type ErrorRequestHandler, type Request } from "express";
+import { STATUS_TITLE, isAppError } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
 import {
   categoryOnPage,
@@ -12,6 +12,7 @@ import type { Logger } from "@svc/log";
 import type { PrismaClient } from "@svc/store";
 import { loggablePath } from "../http/loggable-path";
 import { requestOrigin } from "../http/request-origin";
+import { FORM_TYPE, formBody, MULTIPART_TYPE, submitField } from "./form-post";
 import { sendPage, setHostedHeaders } from "./html";
 import { preferencesFromForm } from "./preferences-form";
 import { stringsFor } from "./preferences-i18n";
@@ -32,9 +33,6 @@ export interface PreferencePagesDeps {
   now: () => Date;
 }
 
-// Forms are small; parsed here only, never for the JSON API.
-const formBody = express.urlencoded({ extended: false, limit: "16kb", parameterLimit: 500 });
-
 const tokenOf = (req: Request) => req.params.token as string;
 
 /** Mounted at `/preferences` (PREFERENCE_PAGES_PATH), so other requests never walk its routes. */
@@ -51,7 +49,8 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
     sendPage(res, 200, renderPreferencesPage(await getOwnPreferences(deps, tokenOf(req)), tokenOf(req)));
   });
 
-  router.post("/:token", formBody, async (req, res) => {
+  // The page's form always sends form=preferences; a body without it is not the page's form.
+  router.post("/:token", formBody(), submitField("form", "preferences"), async (req, res) => {
     const token = tokenOf(req);
     const view = await getOwnPreferences(deps, token);
     const t = stringsFor(view.locale);
@@ -92,27 +91,29 @@ export function preferencePages(deps: PreferencePagesDeps): Router {
 
   // RFC 8058: `List-Unsubscribe=One-Click` in a form-encoded POST body. Mail providers get plain
   // text; the confirm page's button (a browser asking for HTML) gets a page.
-  router.post("/:token/unsubscribe", formBody, async (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    if (body["List-Unsubscribe"] !== "One-Click") {
-      throw new AppError("bad_request", "The request body must be List-Unsubscribe=One-Click (RFC 8058)");
-    }
-    const result = await oneClickUnsubscribe(deps, tokenOf(req), requestOrigin(req));
-    if (req.accepts(["text/plain", "text/html"]) === "text/html") {
-      sendPage(
-        res,
-        200,
-        renderUnsubscribed(
-          result.locale,
-          await categoryOnPage(deps.prisma, result.category),
-          result.changed,
-          tokenOf(req),
-        ),
-      );
-      return;
-    }
-    res.status(200).type("text/plain; charset=utf-8").send(`Unsubscribed from ${result.category}\n`);
-  });
+  // Multipart too: RFC 8058 says mail providers SHOULD send that form.
+  router.post(
+    "/:token/unsubscribe",
+    formBody([FORM_TYPE, MULTIPART_TYPE]),
+    submitField("List-Unsubscribe", "One-Click"),
+    async (req, res) => {
+      const result = await oneClickUnsubscribe(deps, tokenOf(req), requestOrigin(req));
+      if (req.accepts(["text/plain", "text/html"]) === "text/html") {
+        sendPage(
+          res,
+          200,
+          renderUnsubscribed(
+            result.locale,
+            await categoryOnPage(deps.prisma, result.category),
+            result.changed,
+            tokenOf(req),
+          ),
+        );
+        return;
+      }
+      res.status(200).type("text/plain; charset=utf-8").send(`Unsubscribed from ${result.category}\n`);
+    },
+  );
 
   router.use(hostedErrorPage(deps.logger));
   return router;

@@ -42,6 +42,24 @@ export interface ReviewStrings {
   errorSummary: string;
   reasonTooLong: string;
   reasonUnstorable: string;
+  /** A request its agent took back (docs/approvals.md "Withdrawing a request"). */
+  withdrawnTitle: string;
+  // A coding agent's tool call (docs/hooks.md "What the reviewer sees").
+  introToolCall: string;
+  introToolCallClosed: string;
+  project: string;
+  session: string;
+  tool: string;
+  toolCallHeading: string;
+  file: string;
+  address: string;
+  truncated: string;
+  allow: string;
+  allowForSession: string;
+  allowForSessionHint: string;
+  deny: string;
+  denyReasonLabel: string;
+  denyReasonHint: string;
 }
 
 const en: ReviewStrings = {
@@ -82,6 +100,22 @@ const en: ReviewStrings = {
   errorSummary: "Please correct the following:",
   reasonTooLong: "The reason can be at most {max} characters long.",
   reasonUnstorable: "The reason contains a character that cannot be stored (U+0000).",
+  withdrawnTitle: "Withdrawn",
+  introToolCall: "{sender} asks before it runs what is shown below, and waits for your answer.",
+  introToolCallClosed: "{sender} asked before running what is shown below.",
+  project: "Project",
+  session: "Session",
+  tool: "Tool",
+  toolCallHeading: "What will run",
+  file: "File",
+  address: "Address",
+  truncated: "Part of it was cut to fit here; the agent runs it in full.",
+  allow: "Allow",
+  allowForSession: "Allow for this session",
+  allowForSessionHint: "Also allows, without asking again until the session ends: {rules}",
+  deny: "Deny",
+  denyReasonLabel: "Reason for denying (optional)",
+  denyReasonHint: "The agent reads it, so it can try something else.",
 };
 
 const de: Partial<ReviewStrings> = {
@@ -122,6 +156,22 @@ const de: Partial<ReviewStrings> = {
   errorSummary: "Bitte korrigieren Sie Folgendes:",
   reasonTooLong: "Der Grund darf höchstens {max} Zeichen lang sein.",
   reasonUnstorable: "Der Grund enthält ein Zeichen, das nicht gespeichert werden kann (U+0000).",
+  withdrawnTitle: "Zurückgezogen",
+  introToolCall: "{sender} fragt, bevor es das unten Gezeigte ausführt, und wartet auf Ihre Antwort.",
+  introToolCallClosed: "{sender} fragte, bevor es das unten Gezeigte ausführte.",
+  project: "Projekt",
+  session: "Sitzung",
+  tool: "Werkzeug",
+  toolCallHeading: "Was ausgeführt wird",
+  file: "Datei",
+  address: "Adresse",
+  truncated: "Ein Teil wurde hier gekürzt; der Agent führt alles aus.",
+  allow: "Erlauben",
+  allowForSession: "Für diese Sitzung erlauben",
+  allowForSessionHint: "Erlaubt außerdem ohne erneute Frage bis zum Ende der Sitzung: {rules}",
+  deny: "Ablehnen",
+  denyReasonLabel: "Grund für die Ablehnung (optional)",
+  denyReasonHint: "Der Agent liest ihn und kann es anders versuchen.",
 };
 
 const DICTIONARIES: Record<string, Partial<ReviewStrings>> = { en, de };

@@ -1,9 +1,12 @@
-import type { ReviewItem, ReviewOutcome, ReviewPage } from "@svc/engine";
+import type { ReviewItem, ReviewOutcome, ReviewPage, ReviewToolCall } from "@svc/engine";
 import { errorSummary, html, page, type Html } from "./html";
 import type { ReviewText } from "./review-i18n";
 
 // The hosted review page (docs/approvals.md "Review links"): what is asked, and for an open item
-// two forms that post back (no JavaScript). Text from agents is escaped by `html`.
+// two forms that post back (no JavaScript). Text from agents is escaped by `html`. A coding agent's
+// tool call (docs/hooks.md "What the reviewer sees") shows what will run (the command in a
+// monospace block, the file and its diff for edits), its project and session, and three one-tap
+// answers: Allow, Allow for this session, Deny.
 
 /** Where the page's forms post from: the link itself (`/review/<token>`) or one of its actions. */
 export type PageAt = { at: "link"; token: string } | { at: "action" };
@@ -38,7 +41,9 @@ export function renderReviewPage(
     view.state === "closed"
       ? state.decided
         ? t.decidedTitle
-        : t.closedTitle
+        : view.outcome.status === "withdrawn"
+          ? t.withdrawnTitle
+          : t.closedTitle
       : item.kind === "message"
         ? t.titleMessage
         : t.titleAction;
@@ -75,17 +80,27 @@ function whatIsAsked(item: ReviewItem, open: boolean, context: RenderContext): H
   const { t } = context;
   const sender = senderName(item, t);
   const deadline = html`${timeElement(item.deadline, context)}${open ? relativeHint(item.deadline, context) : ""}`;
+  const call = item.toolCall;
   const intro =
     item.kind === "message"
       ? open
         ? t.introMessage
         : t.introMessageClosed
-      : open
-        ? t.introAction
-        : t.introActionClosed;
+      : call
+        ? open
+          ? t.introToolCall
+          : t.introToolCallClosed
+        : open
+          ? t.introAction
+          : t.introActionClosed;
   const facts: [string, Html | string][] = [[t.sender, sender]];
   if (item.recipient !== null) facts.push([t.recipient, item.recipient]);
   if (item.category !== null) facts.push([t.category, item.category]);
+  if (call) {
+    if (call.project !== null) facts.push([t.project, call.project]);
+    if (call.sessionId !== null) facts.push([t.session, call.sessionId]);
+    facts.push([t.tool, call.tool]);
+  }
   facts.push([t.importance, t.importanceNames[item.importance]], [t.deadline, deadline]);
   return html`<p>${fillHtml(intro, { sender })}</p>
     <dl class="facts">
@@ -95,13 +110,63 @@ function whatIsAsked(item: ReviewItem, open: boolean, context: RenderContext): H
             <dd>${value}</dd>`,
       )}
     </dl>
-    <section aria-labelledby="item-heading">
-      <h2 id="item-heading">${item.kind === "message" ? t.messageHeading : t.actionHeading}</h2>
-      <div class="message">
-        <p class="message-title"><strong>${item.title}</strong></p>
-        <div class="message-text">${item.body.trim() === "" ? t.noBody : item.body}</div>
-      </div>
-    </section>`;
+    ${
+      call
+        ? toolCallSection(item, call, t)
+        : html`<section aria-labelledby="item-heading">
+            <h2 id="item-heading">${item.kind === "message" ? t.messageHeading : t.actionHeading}</h2>
+            <div class="message">
+              <p class="message-title"><strong>${item.title}</strong></p>
+              <div class="message-text">${item.body.trim() === "" ? t.noBody : item.body}</div>
+            </div>
+          </section>`
+    }`;
+}
+
+/** What will run: the command, the file and its diff, what is read or fetched, or the arguments. */
+function toolCallSection(item: ReviewItem, call: ReviewToolCall, t: ReviewText): Html {
+  const { details } = call;
+  const code = (text: string, kind: string) => html`<pre class="code ${kind}"><code>${text}</code></pre>`;
+  const file = (path: string) => html`<p><strong>${t.file}:</strong> <code>${path}</code></p>`;
+  const shown = (() => {
+    switch (details.kind) {
+      case "command":
+        return html`${code(`$ ${details.command}`, "command")}${
+          details.description ? html`<p class="hint">${details.description}</p>` : null
+        }`;
+      case "edit":
+        return html`${file(details.file)}${diffBlock(details.diff)}`;
+      case "write":
+        return html`${file(details.file)}${code(details.content, "content")}`;
+      case "read":
+        return file(details.file);
+      case "fetch":
+        return html`<p><strong>${t.address}:</strong> <code>${details.url}</code></p>
+          ${details.prompt ? html`<p class="hint">${details.prompt}</p>` : null}`;
+      default:
+        return code(details.input, "input");
+    }
+  })();
+  return html`<section aria-labelledby="item-heading">
+    <h2 id="item-heading">${t.toolCallHeading}</h2>
+    <p class="message-title"><strong>${item.title}</strong></p>
+    ${shown} ${call.truncated ? html`<p class="hint">${t.truncated}</p>` : null}
+  </section>`;
+}
+
+/** A unified diff, its added and removed lines marked (and readable without colour by their +/-). */
+function diffBlock(diff: string): Html {
+  const lines = diff.split("\n").map((line) => {
+    const kind = line.startsWith("@@")
+      ? "hunk"
+      : line.startsWith("+")
+        ? "add"
+        : line.startsWith("-")
+          ? "del"
+          : null;
+    return kind ? html`<span class="${kind}">${line}</span>` : html`${line} `;
+  });
+  return html`<pre class="code diff"><code>${lines}</code></pre>`;
 }
 
 /** `Name (key)` for an agent, the key alone when the name says nothing more. */
@@ -114,17 +179,35 @@ function senderName(item: ReviewItem, t: ReviewText): string {
 function decisionForms(item: ReviewItem, where: PageAt, t: ReviewText, reason: string): Html {
   // Relative actions, so a path prefix in api.public_url keeps working.
   const base = where.at === "link" ? `${where.token}/` : "";
+  const call = item.toolCall;
+  const rules = call?.sessionRules ?? null;
   return html`<section aria-labelledby="decision-heading">
     <h2 id="decision-heading">${t.decisionHeading}</h2>
     <p class="hint">${t.decisionHint}</p>
     <form method="post" action="${base}approve" class="decision">
+      <input type="hidden" name="decision" value="approve" />
       <button type="submit" class="approve">
-        ${item.kind === "message" ? t.approveMessage : t.approveAction}
+        ${call ? t.allow : item.kind === "message" ? t.approveMessage : t.approveAction}
       </button>
     </form>
+    ${
+      rules
+        ? html`<form method="post" action="${base}approve" class="decision">
+            <input type="hidden" name="decision" value="approve" />
+            <input type="hidden" name="scope" value="session" />
+            <p class="hint" id="session-hint">
+              ${fillHtml(t.allowForSessionHint, { rules: rules.join(", ") })}
+            </p>
+            <button type="submit" class="approve" aria-describedby="session-hint">
+              ${t.allowForSession}
+            </button>
+          </form>`
+        : null
+    }
     <form method="post" action="${base}reject" class="decision">
-      <label for="reason">${t.reasonLabel}</label>
-      <p class="hint" id="reason-hint">${t.reasonHint}</p>
+      <input type="hidden" name="decision" value="reject" />
+      <label for="reason">${call ? t.denyReasonLabel : t.reasonLabel}</label>
+      <p class="hint" id="reason-hint">${call ? t.denyReasonHint : t.reasonHint}</p>
       <textarea
         id="reason"
         name="reason"
@@ -133,7 +216,7 @@ function decisionForms(item: ReviewItem, where: PageAt, t: ReviewText, reason: s
         aria-describedby="reason-hint"
       >
 ${reason}</textarea>
-      <button type="submit" class="reject">${t.reject}</button>
+      <button type="submit" class="reject">${call ? t.deny : t.reject}</button>
     </form>
   </section>`;
 }

@@ -1,9 +1,10 @@
-import express, { Router, type Request, type Response } from "express";
+import { Router, type Request, type Response } from "express";
 import type { SvcConfig } from "@svc/config";
 import { decideByReviewLink, reviewPageFor, type LinkDecisionResult, type ReviewPage } from "@svc/engine";
 import type { Logger } from "@svc/log";
 import type { Queues } from "@svc/queue";
 import type { PrismaClient } from "@svc/store";
+import { formBody, submitField } from "./form-post";
 import { sendPage, setHostedHeaders } from "./html";
 import { hostedErrorPage } from "./preferences-router";
 import { reasonFromForm } from "./review-form";
@@ -18,15 +19,12 @@ export interface ReviewPagesDeps {
   prisma: PrismaClient;
   config: SvcConfig;
   logger: Logger;
-  queues: Pick<Queues, "enqueueBulk">;
+  queues: Pick<Queues, "enqueueBulk" | "redis" | "prefix">;
   now: () => Date;
 }
 
 /** Mounted at `/review` (REVIEW_PAGES_PATH), outside the OpenAPI validator like /preferences. */
 export const REVIEW_PAGES_PATH = "/review";
-
-// Forms are small; parsed here only, never for the JSON API.
-const formBody = express.urlencoded({ extended: false, limit: "16kb", parameterLimit: 10 });
 
 const tokenOf = (req: Request) => req.params.token as string;
 
@@ -68,11 +66,15 @@ export function reviewPages(deps: ReviewPagesDeps): Router {
     router.get(`/:token/${action}`, (req, res) => res.redirect(303, `../${tokenOf(req)}`));
   }
 
-  router.post("/:token/approve", formBody, async (req, res) => {
-    sendDecision(req, res, await decideByReviewLink(deps, tokenOf(req), { action: "approve" }));
+  // Each form sends its decision as a field: a POST without it (a script, a prefetch, a JSON body)
+  // decides nothing.
+  router.post("/:token/approve", formBody(), submitField("decision", "approve"), async (req, res) => {
+    // "Allow for this session" on a coding agent's tool call (docs/hooks.md).
+    const forSession = (req.body as Record<string, unknown> | undefined)?.scope === "session";
+    sendDecision(req, res, await decideByReviewLink(deps, tokenOf(req), { action: "approve", forSession }));
   });
 
-  router.post("/:token/reject", formBody, async (req, res) => {
+  router.post("/:token/reject", formBody(), submitField("decision", "reject"), async (req, res) => {
     const token = tokenOf(req);
     const view = await reviewPageFor(deps, token);
     const context = contextFor(view, req, deps.now());

@@ -28,9 +28,56 @@ const BROADCASTS = /^\/v1\/broadcasts(\/|$)/;
 /** The text provider's webhook posts a form (docs/texting.md "Twilio"); nothing else of the API does. */
 export const PROVIDER_WEBHOOK_PATH = "/v1/inbound/smsprovider";
 
+/**
+ * How deep a JSON body may nest (docs/api.md "Request rules"). Checked right after parsing, before
+ * anything walks the body recursively (validation, the unstorable-text check, JSON Logic, the
+ * database's own jsonb parser): a body nested 5,000 deep overflowed the stack in one of them.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** True when `value` nests arrays and objects more than `limit` deep; iterative, never recursive. */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  // Two parallel stacks and for…in: no allocation per node, since bodies hold many small objects.
+  const values: object[] = [];
+  const depths: number[] = [];
+  if (value !== null && typeof value === "object") {
+    values.push(value);
+    depths.push(1);
+  }
+  while (values.length > 0) {
+    const current = values.pop() as Record<string, unknown>;
+    const depth = depths.pop()!;
+    if (depth > limit) return true;
+    for (const key in current) {
+      const inner = current[key];
+      if (inner !== null && typeof inner === "object") {
+        values.push(inner);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * A JSON parser whose result is refused (400, held like any body error) when it nests deeper than
+ * MAX_JSON_DEPTH; the refused body is dropped, so nothing after it can walk it.
+ */
+export function withDepthLimit(parse: RequestHandler): RequestHandler {
+  return (req, res, next) =>
+    parse(req, res, (error?: unknown) => {
+      if (error !== undefined || !nestsDeeperThan(req.body, MAX_JSON_DEPTH)) return next(error);
+      req.body = undefined;
+      const tooDeep = new Error(
+        `Request body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`,
+      );
+      next(Object.assign(tooDeep, { type: "entity.too.deep", status: 400, expose: true }));
+    });
+}
+
 export function jsonBodyParser({ maxBodyBytes, maxBroadcastBodyBytes }: BodyLimits): RequestHandler {
-  const normal = express.json({ limit: maxBodyBytes, type: JSON_TYPES });
-  const broadcast = express.json({ limit: maxBroadcastBodyBytes, type: JSON_TYPES });
+  const normal = withDepthLimit(express.json({ limit: maxBodyBytes, type: JSON_TYPES }));
+  const broadcast = withDepthLimit(express.json({ limit: maxBroadcastBodyBytes, type: JSON_TYPES }));
   // Flat name/value pairs as Twilio signs them (a repeated name becomes a list).
   const form = express.urlencoded({ extended: false, limit: maxBodyBytes, parameterLimit: 1000 });
   return (req, res, next) => {

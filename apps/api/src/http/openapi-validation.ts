@@ -2,6 +2,7 @@ import type { RequestHandler, Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { describeOperationAccess, type OperationAccess, type SecurityRequirement } from "@svc/core";
 import type { OpenApiDocument } from "../openapi/load-openapi";
+import { REQUEST_FORMATS } from "./request-formats";
 import { withUnknownQueryCheck } from "./unknown-query";
 import { requestValidatorDocument } from "./validate-each";
 
@@ -42,6 +43,7 @@ export function openApiMiddlewares(
     validateSecurity: false,
     fileUploader: false,
     ignoreUndocumented: false,
+    formats: REQUEST_FORMATS as never,
   }) as unknown as RequestHandler[];
   const names = handlers.map((h) => h.name);
   if (ROUTE_MATCHING.some((name, i) => names[i] !== name) || !names.includes("requestMiddleware")) {

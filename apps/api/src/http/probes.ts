@@ -5,14 +5,37 @@ import type { Logger } from "@svc/log";
 // /healthz says the process is up; /readyz runs the injected dependency checks (database, Redis,
 // migrations) in parallel, each bounded by a timeout, and names the ones that fail.
 
-/** Resolves when ready; throws or resolves `false` when not. */
+/**
+ * Resolves when ready; throws or resolves `false` when not. A check may resolve `{ready, details}`
+ * instead: `details` (public: counts and states, never addresses) appear under its name in the answer.
+ */
 export type ReadinessCheck = () => Promise<unknown>;
+
+export interface DetailedReadiness {
+  ready: boolean;
+  details: Record<string, unknown>;
+}
+
+const isDetailed = (value: unknown): value is DetailedReadiness =>
+  typeof value === "object" && value !== null && "ready" in value && "details" in value;
 
 export type CheckResult = "ok" | "failed";
 
 export const READINESS_TIMEOUT_MS = 2000;
 
-async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<void> {
+class NotReadyError extends Error {
+  constructor(
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+async function runCheck(
+  check: ReadinessCheck,
+  timeoutMs: number,
+): Promise<Record<string, unknown> | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
@@ -20,6 +43,10 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<void>
   try {
     const result = await Promise.race([check(), timeout]);
     if (result === false) throw new Error("check returned false");
+    if (!isDetailed(result)) return undefined;
+    if (!result.ready)
+      throw new NotReadyError(`not ready: ${JSON.stringify(result.details)}`, result.details);
+    return result.details;
   } finally {
     clearTimeout(timer);
   }
@@ -35,12 +62,15 @@ export function probesRouter(
     res.json({ status: "ok" });
   });
   router.get("/readyz", async (_req, res) => {
+    const details: Record<string, Record<string, unknown>> = {};
     const entries = await Promise.all(
       Object.entries(checks).map(async ([name, check]): Promise<[string, CheckResult]> => {
         try {
-          await runCheck(check, timeoutMs);
+          const found = await runCheck(check, timeoutMs);
+          if (found) details[name] = found;
           return [name, "ok"];
         } catch (error) {
+          if (error instanceof NotReadyError && error.details) details[name] = error.details;
           // The reason stays in the log: probe answers are public.
           logger.warn("readiness check failed", {
             check: name,
@@ -53,9 +83,11 @@ export function probesRouter(
     const results = Object.fromEntries(entries);
     const failing = entries.filter(([, result]) => result === "failed").map(([name]) => name);
     if (failing.length > 0) {
-      throw new AppError("unavailable", `Not ready: ${failing.join(", ")}`, { extra: { checks: results } });
+      throw new AppError("unavailable", `Not ready: ${failing.join(", ")}`, {
+        extra: { checks: results, ...details },
+      });
     }
-    res.json({ status: "ready", checks: results });
+    res.json({ status: "ready", checks: results, ...details });
   });
   return router;
 }

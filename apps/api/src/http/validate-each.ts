@@ -3,7 +3,8 @@ import { createRequestAjv } from "express-openapi-validator/dist/framework/ajv";
 import { ajvErrorsToValidatorError, augmentAjvErrors } from "express-openapi-validator/dist/middlewares/util";
 import type { OpenApiDocument } from "../openapi/load-openapi";
 import type { ProblemInput } from "./problem";
-import { findNulCharacter } from "./unstorable-text";
+import { REQUEST_FORMATS } from "./request-formats";
+import { findUnstorableText, unstorableIssue } from "./unstorable-text";
 import { summarizeIssues, toValidationIssues } from "./validation-issues";
 
 // Batch operations (docs/events.md "Many events in one request") name a body property with
@@ -85,7 +86,7 @@ function compileItemChecks(doc: OpenApiDocument): Map<string, { property: string
       useDefaults: true,
       removeAdditional: false,
       validateFormats: true,
-      formats: {},
+      formats: REQUEST_FORMATS,
       serDesMap: {},
       ajvFormats: { mode: "fast" },
     } as never,
@@ -103,14 +104,13 @@ function compileItemChecks(doc: OpenApiDocument): Map<string, { property: string
         if (issues) return { status: 422, detail: summarizeIssues(issues), errors: issues };
         return { status: 422, detail: "the item is not valid" };
       }
-      const nul = findNulCharacter(item);
-      if (!nul) return null;
-      const msg = "contains the character \\u0000, which cannot be stored";
-      const at = [...loc, ...nul];
+      const found = findUnstorableText(item);
+      if (!found) return null;
+      const at = [...loc, ...found.loc];
       return {
         status: 422,
-        detail: `${at.join(".")}: ${msg}`,
-        errors: [{ loc: at, msg, type: "value_error" }],
+        detail: `${at.join(".")}: ${found.msg}`,
+        errors: [unstorableIssue(at, found.msg)],
       };
     };
     checks.set(String(op.operationId), { property, check });

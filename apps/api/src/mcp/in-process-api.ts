@@ -3,14 +3,15 @@ import { AppError, isAppError, type Principal } from "@svc/core";
 import {
   createApprovalRequest,
   decideMessageByKey,
-  getApprovalRequest,
+  getApprovalRequestWaiting,
   sendMessage,
   type ApprovalInput,
+  type ApprovalWaiters,
   type SendMessageInput,
 } from "@svc/engine";
 import type { SvcApi } from "@svc/mcp";
 import { problemAt } from "../http/problem";
-import { findNulCharacter } from "../http/unstorable-text";
+import { findUnstorableText, unstorableIssue } from "../http/unstorable-text";
 import type { RouteDeps } from "../routes/route-deps";
 
 // The MCP tools' operations inside the API process (docs/mcp.md "How /mcp calls svc"): the use
@@ -22,13 +23,13 @@ type Result<T> = Promise<ApiResult<T>>;
 
 async function answer<T>(path: string, status: number, body: unknown, run: () => Promise<T>): Result<T> {
   try {
-    // Postgres cannot store U+0000: refused as the REST API refuses it (docs/api.md "Request rules").
-    const nul = findNulCharacter(body);
-    if (nul) {
-      const loc = ["body", ...nul];
-      const msg = "contains the character \\u0000, which cannot be stored";
-      throw new AppError("validation", `${loc.join(".")}: ${msg}`, {
-        errors: [{ loc, msg, type: "value_error" }],
+    // Postgres cannot store U+0000 or a lone surrogate: refused as the REST API refuses them
+    // (docs/api.md "Request rules").
+    const found = findUnstorableText(body);
+    if (found) {
+      const loc = ["body", ...found.loc];
+      throw new AppError("validation", `${loc.join(".")}: ${found.msg}`, {
+        errors: [unstorableIssue(loc, found.msg)],
       });
     }
     return { ok: true, status, data: await run() };
@@ -52,7 +53,10 @@ async function answer<T>(path: string, status: number, body: unknown, run: () =>
 // the API's tests keeps them equal); the tools hand it on as it is.
 const asSchema = <T>(value: unknown) => value as T;
 
-export function inProcessApi(deps: RouteDeps, principal: Principal): SvcApi {
+export type InProcessDeps = RouteDeps & { approvalWaiters: ApprovalWaiters };
+
+/** `signal`: the /mcp request's client went away (a waiting get_approval stops). */
+export function inProcessApi(deps: InProcessDeps, principal: Principal, signal?: AbortSignal): SvcApi {
   return {
     async sendMessage(body) {
       let status = 202;
@@ -78,9 +82,11 @@ export function inProcessApi(deps: RouteDeps, principal: Principal): SvcApi {
       answer("/v1/approvals", 201, body, async () =>
         asSchema<Schemas["Approval"]>(await createApprovalRequest(deps, principal, body as ApprovalInput)),
       ),
-    getApproval: (id) =>
+    getApproval: (id, waitSeconds) =>
       answer(`/v1/approvals/${id}`, 200, {}, async () =>
-        asSchema<Schemas["Approval"]>(await getApprovalRequest(deps, principal, id)),
+        asSchema<Schemas["Approval"]>(
+          await getApprovalRequestWaiting(deps, principal, id, { seconds: waitSeconds ?? 0, signal }),
+        ),
       ),
   };
 }

@@ -4,10 +4,11 @@ import { authenticate, type ApiKeyCache } from "@svc/engine";
 import { addLogContext } from "@svc/log";
 import { createSvcMcpServer } from "@svc/mcp";
 import { principalOf } from "../auth/require-key";
-import { holdBodyError, raiseHeldBodyError } from "../http/body-parsing";
+import { holdBodyError, raiseHeldBodyError, withDepthLimit } from "../http/body-parsing";
 import { sendProblem } from "../http/problem";
 import type { RouteDeps } from "../routes/route-deps";
-import { inProcessApi } from "./in-process-api";
+import { clientGone } from "../http/client-gone";
+import { inProcessApi, type InProcessDeps } from "./in-process-api";
 
 // MCP over Streamable HTTP at /mcp (docs/mcp.md), outside the OpenAPI validator like the hosted
 // pages. Stateless: every POST stands alone, with a new MCP server built for the key it carries, so
@@ -17,7 +18,7 @@ import { inProcessApi } from "./in-process-api";
 
 export const MCP_PATH = "/mcp";
 
-export interface McpRouterDeps extends RouteDeps {
+export interface McpRouterDeps extends RouteDeps, Pick<InProcessDeps, "approvalWaiters"> {
   apiKeyCache?: ApiKeyCache;
   /** The REST API's per-key rate limit, applied to every POST. */
   rateLimit: RequestHandler;
@@ -25,7 +26,9 @@ export interface McpRouterDeps extends RouteDeps {
 
 export function mcpRouter(deps: McpRouterDeps): Router {
   const router = Router();
-  const json = express.json({ limit: deps.config.api.max_body_bytes, type: ["application/json"] });
+  const json = withDepthLimit(
+    express.json({ limit: deps.config.api.max_body_bytes, type: ["application/json"] }),
+  );
 
   const requireKey: RequestHandler = async (req, res, next) => {
     const principal = await authenticate(deps, req.headers.authorization);
@@ -37,7 +40,7 @@ export function mcpRouter(deps: McpRouterDeps): Router {
   const serve: RequestHandler = async (req, res) => {
     const principal = principalOf(res);
     const server = createSvcMcpServer({
-      api: inProcessApi(deps, principal),
+      api: inProcessApi(deps, principal, clientGone(res)),
       caller: principal,
       onError: (error, tool) => deps.logger.error("mcp tool failed", { tool, error }),
     });

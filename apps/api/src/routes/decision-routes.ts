@@ -5,7 +5,7 @@ import { principalOf } from "../auth/require-key";
 
 // POST <base>/:id/approve and <base>/:id/reject for held messages and approval requests alike
 // (docs/approvals.md): the body's optional `reason` is the approval's comment or the rejection's
-// reason.
+// reason; `for_session` (approval requests only, docs/hooks.md) allows a tool call for its session.
 
 export function decisionRoutes(
   router: Router,
@@ -14,7 +14,10 @@ export function decisionRoutes(
 ): void {
   router.post(`${base}/:id/approve`, async (req, res) => {
     const comment = reasonOf(req.body);
-    res.json(await decide(principalOf(res), req.params.id as string, { action: "approve", comment }));
+    const forSession = (req.body as { for_session?: boolean } | undefined)?.for_session === true;
+    res.json(
+      await decide(principalOf(res), req.params.id as string, { action: "approve", comment, forSession }),
+    );
   });
   router.post(`${base}/:id/reject`, async (req, res) => {
     const reason = reasonOf(req.body);

@@ -17,7 +17,7 @@ const externalIdOf = (req: Request) => req.params.external_id as string;
 /** Recipients, addresses and preferences (docs/preferences.md); the key decides what it may see and write. */
 export function recipientsRoutes(
   router: Router,
-  deps: { prisma: PrismaClient; now: () => Date; config: Pick<SvcConfig, "compliance"> },
+  deps: { prisma: PrismaClient; now: () => Date; config: Pick<SvcConfig, "compliance" | "channels"> },
 ): void {
   router.get("/v1/recipients", async (req, res) => {
     res.json(await listRecipients(deps, principalOf(res), pageQuery(req)));

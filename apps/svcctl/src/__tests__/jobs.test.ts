@@ -117,7 +117,16 @@ describe("svcctl jobs retry-dead", () => {
     const run = await svcctl(["jobs", "retry-dead", "--json"], env, { now });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({
-      dead_jobs: { ingest: 0, policy: 0, delivery: 0, digests: 0, screening: 0, callbacks: 0, broadcasts: 0 },
+      dead_jobs: {
+        ingest: 0,
+        policy: 0,
+        delivery: 0,
+        digests: 0,
+        screening: 0,
+        callbacks: 0,
+        webhooks: 0,
+        broadcasts: 0,
+      },
       reopened_messages: 1,
     });
     expect(await messageState(gaveUp)).toEqual({
@@ -151,6 +160,7 @@ describe("svcctl jobs retry-dead", () => {
         "digests     0",
         "screening   0",
         "callbacks   0",
+        "webhooks    0",
         "broadcasts  0",
         "reopened 0 given-up messages",
         "",

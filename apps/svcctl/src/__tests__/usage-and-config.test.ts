@@ -28,7 +28,7 @@ describe("usage errors exit 2 with commander's one-line message", () => {
     ],
     [
       ["jobs", "retry-dead", "--queue", "email"],
-      "error: option '--queue <name>' argument 'email' is invalid. Allowed choices are ingest, policy, delivery, digests, screening, callbacks, broadcasts, scheduler.\n",
+      "error: option '--queue <name>' argument 'email' is invalid. Allowed choices are ingest, policy, delivery, digests, screening, callbacks, webhooks, broadcasts, scheduler.\n",
     ],
     [
       ["callbacks", "list", "--status", "lost"],

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { Command } from "commander";
+import { sessionDatabaseUrl } from "@svc/config";
 import { checkDrift, databaseNameOf, migrate, pendingMigrations, readMigrationFiles } from "@svc/store";
 import { CliError, asDatabaseError } from "../cli-error";
 import { EXIT } from "../exit-codes";
@@ -26,7 +27,8 @@ export function migrateCommand(
       `change nothing: exit 1 when migrations are pending or the database differs from ${path.basename(paths.schemaPath)}`,
     )
     .action(async (options: { check?: boolean }) => {
-      const databaseUrl = s.config().database.url;
+      // Migrations need a session of their own: the direct URL behind a pooler (docs/scaling.md).
+      const databaseUrl = sessionDatabaseUrl(s.config());
       try {
         if (options.check) await check(s, databaseUrl, paths);
         else await apply(s, databaseUrl, paths);

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { Client } from "pg";
 import { createQueues, type Queues } from "@svc/queue";
 import { REDIS_URL, dropPrefix, scratchName, waitFor } from "./harness";
 
@@ -10,10 +11,31 @@ const MAIN = path.join(__dirname, "..", "main.ts");
 const REGISTER = path.join(__dirname, "../../../../scripts/register-ts.cjs");
 const prefix = scratchName("svc-test-main");
 let queues: Queues;
+// Its own empty database (the worker migrates it at start), never the shared default `svc` one.
+const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const database = scratchName("svc_test_main");
+const DATABASE_URL = ADMIN_URL.replace(/\/[^/]*$/, `/${database}`);
+
+async function admin(sql: string) {
+  const client = new Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
 function runMain(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ["-r", REGISTER, MAIN, ...args], {
-    env: { PATH: process.env.PATH, REDIS_URL, SVC__REDIS__PREFIX: prefix, SVC__LOG__LEVEL: "warn", ...env },
+    env: {
+      PATH: process.env.PATH,
+      REDIS_URL,
+      DATABASE_URL,
+      SVC__REDIS__PREFIX: prefix,
+      SVC__LOG__LEVEL: "warn",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -24,12 +46,14 @@ function runMain(args: string[], env: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
+  await admin(`CREATE DATABASE ${database}`);
   queues = createQueues({ redisUrl: REDIS_URL, prefix });
   await queues.ready();
 });
 afterAll(async () => {
   await queues.close();
   await dropPrefix(prefix);
+  await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
 });
 
 describe("worker main", () => {
@@ -38,10 +62,12 @@ describe("worker main", () => {
     try {
       const schedulers = await waitFor(async () => {
         const found = await queues.queue("scheduler").getJobSchedulers();
-        return found.length >= 10 && found;
+        return found.length >= 12 && found;
       }, 15_000);
       expect(schedulers.map((s) => [s.key, s.every]).sort()).toEqual([
         ["sweep-advance-broadcasts", 15_000],
+        // On by default: retention.webhooks_days is 30 (docs/operations.md "Data retention").
+        ["sweep-apply-retention", 60_000],
         ["sweep-close-due-digests", 15_000],
         ["sweep-expire-held-items", 30_000],
         ["sweep-expire-queued", 30_000],
@@ -51,6 +77,7 @@ describe("worker main", () => {
         ["sweep-requeue-due", 10_000],
         ["sweep-requeue-pending-events", 10_000],
         ["sweep-requeue-screening", 10_000],
+        ["sweep-requeue-webhooks", 10_000],
       ]);
       run.child.kill("SIGTERM");
       expect(await run.exited).toBe(0);

@@ -4,10 +4,12 @@ import { CliError, classifyError } from "../../cli-error";
 import { EXIT } from "../../exit-codes";
 import type { Session } from "../../session";
 import { withExample } from "./api-command";
+import { answerToolCall, type AskOptions } from "./hook-ask";
 
 // `svcctl hook` (docs/hooks.md): a coding agent's hook reported as an event. It must never hold
 // up or break the agent: everything, reading the payload included, is bounded by --timeout, and
 // any failure is one line on stderr and exit 0, unless --strict asks for the exit code.
+// `svcctl hook --ask` instead asks a person before a tool call runs (hook-ask.ts).
 
 interface HookCommandOptions {
   format: HookFormat;
@@ -15,16 +17,30 @@ interface HookCommandOptions {
   recipient?: string;
   project?: string;
   agent?: string;
-  timeout: number;
+  timeout?: number;
   strict?: boolean;
+  ask?: boolean;
+  allow: string[];
+  deny: string[];
+  rules?: string;
+  reviewer: string[];
+  onTimeout: "deny" | "ask";
+  onError: "ask" | "deny";
 }
+
+/** Seconds `svcctl hook` gives the service by default: reporting an event, asking a person. */
+const DEFAULT_TIMEOUT = { report: 5, ask: 300 } as const;
+/** How long `--ask` waits for the payload on stdin. */
+const READ_TIMEOUT_MS = 5_000;
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 const MAX_PAYLOAD_BYTES = 1024 * 1024;
 
 function parseTimeout(value: string): number {
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600) {
-    throw new InvalidArgumentError("expected seconds, more than 0 and at most 600.");
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    throw new InvalidArgumentError("expected seconds, more than 0 and at most 3600.");
   }
   return seconds;
 }
@@ -88,9 +104,48 @@ export function hookCommand(parent: Command, s: Session): Command {
     .option("-r, --recipient <external_id>", "who is told (default: $SVC_RECIPIENT)")
     .option("--project <name>", "data.project (default: the base name of the hook's cwd)")
     .option("--agent <name>", "data.agent (default: claude-code or codex)")
-    .option("--timeout <seconds>", "give up after this long, reading included", parseTimeout, 5)
+    .option(
+      "--timeout <seconds>",
+      "give up after this long, reading included (default: 5; with --ask: wait this long for a decision, default 300)",
+      parseTimeout,
+    )
     .option("--strict", "exit non-zero when the event could not be reported (default: always exit 0)")
+    .option("--ask", "ask a person before a tool call (PreToolUse, PermissionRequest) and print the decision")
+    .option(
+      "--allow <rule>",
+      "with --ask: allow what this rule covers without asking (repeatable)",
+      collect,
+      [],
+    )
+    .option(
+      "--deny <rule>",
+      "with --ask: deny what this rule covers without asking; deny wins (repeatable)",
+      collect,
+      [],
+    )
+    .option(
+      "--rules <file>",
+      "with --ask: a JSON file of rules, {allow: [...], deny: [...]} or Claude Code's settings",
+    )
+    .option(
+      "--reviewer <external_id>",
+      "with --ask: who is asked (repeatable; default: $SVC_RECIPIENT)",
+      collect,
+      [],
+    )
+    .addOption(
+      new Option("--on-timeout <answer>", "with --ask: nobody decided in time")
+        .choices(["deny", "ask"])
+        .default("deny"),
+    )
+    .addOption(
+      new Option("--on-error <answer>", "with --ask: svc could not be asked")
+        .choices(["ask", "deny"])
+        .default("ask"),
+    )
     .action(async (payloadArg: string | undefined, options: HookCommandOptions) => {
+      if (options.ask) return ask(s, payloadArg, options);
+      options.timeout ??= DEFAULT_TIMEOUT.report;
       const timeoutMs = Math.round(options.timeout * 1000);
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<never>((_resolve, reject) => {
@@ -115,6 +170,49 @@ export function hookCommand(parent: Command, s: Session): Command {
     hook,
     `$ echo '{"hook_event_name":"Stop","session_id":"abc","cwd":"/src/shop"}' | svcctl hook --recipient ada`,
     `$ svcctl hook --format codex --recipient ada '{"type":"agent-turn-complete","thread-id":"t1","cwd":"/src/shop"}'`,
+    `$ svcctl hook --ask --reviewer ada --allow 'Bash(npm test:*)' --deny 'Bash(rm:*)' < pre-tool-use.json`,
     "Settings for Claude Code and Codex: docs/hooks.md",
   );
+}
+
+/** `--ask`: read the payload (bounded), then answer the tool call; stdout carries only the answer. */
+async function ask(s: Session, payloadArg: string | undefined, options: HookCommandOptions): Promise<void> {
+  let payload: unknown;
+  try {
+    if (payloadArg !== undefined) payload = parsePayload(payloadArg, "the command line");
+    else if (s.io.stdin) payload = parsePayload(await withDeadline(readAll(s.io.stdin), s), "stdin");
+    else throw new CliError(EXIT.usage, "no hook payload: pass it as an argument or on stdin");
+  } catch (error) {
+    // Nothing on stdout: Claude Code goes on as if there were no hook.
+    s.err(`svcctl hook: ${classifyError(error).message}`);
+    return;
+  }
+  const askOptions: AskOptions = {
+    allow: options.allow,
+    deny: options.deny,
+    rules: options.rules,
+    reviewer: options.reviewer,
+    timeout: options.timeout ?? DEFAULT_TIMEOUT.ask,
+    onTimeout: options.onTimeout,
+    onError: options.onError,
+    project: options.project,
+    agent: options.agent,
+  };
+  try {
+    await answerToolCall(s, payload, askOptions);
+  } catch (error) {
+    s.err(`svcctl hook: ${classifyError(error).message}`);
+  }
+}
+
+function withDeadline<T>(pending: Promise<T>, s: Session): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const stdin = s.io.stdin as (NodeJS.ReadableStream & { destroy?: () => void }) | undefined;
+      stdin?.destroy?.();
+      reject(new CliError(EXIT.usage, `no hook payload on stdin within ${READ_TIMEOUT_MS / 1000} s`));
+    }, READ_TIMEOUT_MS);
+  });
+  return Promise.race([pending, deadline]).finally(() => clearTimeout(timer));
 }

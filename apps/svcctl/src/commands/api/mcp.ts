@@ -12,7 +12,8 @@ import { withExample } from "./api-command";
 // GET /v1/whoami, so tools/list shows what this key may call, as /mcp does. stdout carries only
 // the protocol; anything else goes to stderr.
 
-const TOOL_CALL_TIMEOUT_MS = 30_000;
+// Longer than the longest wait get_approval may ask for (30 s), so a waiting read is never cut short.
+const TOOL_CALL_TIMEOUT_MS = 45_000;
 
 export function mcpCommand(parent: Command, s: Session): Command {
   const mcp = parent
