@@ -3,16 +3,27 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Client } from "pg";
 import { dropDatabase, withDatabaseName } from "@svc/store";
-import { waitFor } from "@svc/testkit";
+import { fleetServices, pooledUrl, waitFor } from "@svc/testkit";
 
 // The README's first command (`npm start`) on an empty database: it builds, creates the database,
-// applies migrations, starts the API with embedded workers, and /readyz answers 200.
+// applies migrations, starts the API with embedded workers, and /readyz answers 200. Under the fleet
+// switch (docs/development.md) it is configured as a fleet is: Redis Cluster seeds in
+// REDIS_CLUSTER_NODES, DATABASE_URL through PgBouncer in transaction mode, DATABASE_DIRECT_URL beside it.
 
 const ROOT = path.resolve(__dirname, "..");
 const BASE_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const databaseName = `svc_test_quickstart_${randomBytes(4).toString("hex")}`;
 const databaseUrl = withDatabaseName(BASE_URL, databaseName);
 const port = 20000 + Math.floor(Math.random() * 20000);
+const fleet = fleetServices();
+const connections = fleet
+  ? {
+      DATABASE_URL: pooledUrl(fleet, databaseUrl),
+      DATABASE_DIRECT_URL: databaseUrl,
+      SVC__DATABASE__POOL_MODE: "transaction",
+      REDIS_CLUSTER_NODES: fleet.clusterNodes.join(","),
+    }
+  : { DATABASE_URL: databaseUrl };
 let child: ChildProcess | undefined;
 let output = "";
 
@@ -30,7 +41,7 @@ it("`npm start` on an empty database reaches /readyz 200 and shuts down cleanly 
     cwd: ROOT,
     env: {
       ...process.env,
-      DATABASE_URL: databaseUrl,
+      ...connections,
       PORT: String(port),
       SVC_SECRET_KEY: randomBytes(32).toString("base64"),
     },
@@ -55,7 +66,16 @@ it("`npm start` on an empty database reaches /readyz 200 and shuts down cleanly 
       { timeoutMs: 150_000, intervalMs: 500, what: "/readyz 200" },
     ),
   ]);
-  expect(ready).toEqual({ status: "ready", checks: { postgres: "ok", redis: "ok", migrations: "ok" } });
+  expect(ready).toEqual({
+    status: "ready",
+    checks: { postgres: "ok", redis: "ok", migrations: "ok" },
+    redis: fleet
+      ? {
+          mode: "cluster",
+          cluster: { state: "ok", primaries: 3, replicas: 3, slots_assigned: 16384, slots_ok: 16384 },
+        }
+      : { mode: "single" },
+  });
 
   // The database was created and migrated by the start itself.
   const client = new Client({ connectionString: databaseUrl });

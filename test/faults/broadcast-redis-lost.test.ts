@@ -49,8 +49,8 @@ afterAll(async () => {
 test("Redis restarted empty mid-broadcast: it completes within a minute, one message per person, each sent once", async () => {
   const prefix = `brd_lost_${Date.now()}`;
   const configFile = writeConfig({
-    databaseUrl: db.databaseUrl,
-    redisUrl: redis.url,
+    database: { url: db.databaseUrl },
+    redis: { url: redis.url },
     prefix,
     sinkUrl: sink.url,
     settings: { lease_seconds: 30, sweep_seconds: 1, lock_ms: 5_000 },

@@ -7,7 +7,8 @@ import { FAULTS, runFaultScenario } from "../../bench/lib/faults/scenario";
 // API to a webhook sink, the fault injected mid-drain. Nothing accepted is lost, a message reaches
 // the sink twice only if its send was in flight at the fault (same Idempotency-Key: a killed
 // process sent it, or a terminated session lost its `sent` write), no two live runs ever send one
-// message, and everything is final within 60 s of the last fault. The processes run with a short lease and
+// message, and everything is final within 60 s of the last fault, `message.sent` status webhooks
+// included (each message's event arrives, with one event id). The processes run with a short lease and
 // sweep period so the suite stays quick; the bound the defaults give is checked below.
 
 const EVENTS = Number(process.env.FAULT_EVENTS ?? 1000);
@@ -32,9 +33,14 @@ describe.each(FAULTS)("%s mid-drain", (fault) => {
       internalErrors: 0,
       repeatsUnexplained: 0,
       sendsAfterLostLease: 0,
+      // Status webhooks (docs/webhooks.md): every sent message's event, one event id each.
+      webhooksMissing: 0,
+      webhooksInvented: 0,
     });
     expect(result.secondsToFinal).not.toBeNull();
     expect(result.secondsToFinal!).toBeLessThanOrEqual(60);
+    expect(result.webhooksSecondsToFinal).not.toBeNull();
+    expect(result.webhooksSecondsToFinal!).toBeLessThanOrEqual(60);
     // With the default 30 s lease and 1 s sweeps recovery itself is about 31 s at most; the rest is the drain.
   }, 300_000);
 });

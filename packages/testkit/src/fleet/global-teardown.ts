@@ -1,0 +1,3 @@
+import { teardown } from "./global-setup";
+
+export default teardown;
