@@ -6,6 +6,9 @@
  * the queue, bulk-enqueues their jobs, resumes it and times until N new rows are in `messages`.
  * Only the ingest and policy queues run (delivery stopped). The worker runs from source.
  * Run: `npm run bench:compose` (BENCH_EVENTS, BENCH_ROUNDS, BENCH_CONCURRENCY, BENCH_CPU_PROF=<dir>).
+ * `BENCH_AB_RENDER=1` adds a second svc worker that renders in its own thread (`render.threads: 0`)
+ * beside the default one (a render thread, docs/templates.md "Limits"), in the same rounds, and
+ * prints their A/B instead of writing benchmarks.md (docs/decisions.md "Hostile input").
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -32,6 +35,7 @@ const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 2_000);
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const FROM_SOURCE = path.join(__dirname, "../scripts/register-ts.cjs");
+const AB_RENDER = process.env.BENCH_AB_RENDER === "1";
 
 interface Target {
   name: string;
@@ -55,27 +59,34 @@ async function main() {
   writeFileSync(configFile, `channels:\n  console:\n    provider: console\n`);
   const profDir = CPU_PROF ? path.resolve(CPU_PROF) : null;
 
-  const svcWorker = spawnWorker(
-    [
-      ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
-      "-r",
-      FROM_SOURCE,
-      path.join(ROOT, "apps/worker/src/main.ts"),
-      "--queues",
-      "ingest,policy",
-      "--config",
-      configFile,
-    ],
-    {
-      DATABASE_URL: svcDb,
-      REDIS_URL,
-      SVC_SECRET_KEY: randomBytes(32).toString("base64"),
-      SVC__REDIS__PREFIX: svcPrefix,
-      SVC__LOG__LEVEL: "warn",
-      SVC__WORKER__CONCURRENCY__INGEST: String(CONCURRENCY),
-      SVC__WORKER__CONCURRENCY__POLICY: String(CONCURRENCY),
-    },
-  );
+  const startSvcWorker = (prefix: string, renderThreads: number) =>
+    spawnWorker(
+      [
+        ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : []),
+        "-r",
+        FROM_SOURCE,
+        path.join(ROOT, "apps/worker/src/main.ts"),
+        "--queues",
+        "ingest,policy",
+        "--config",
+        configFile,
+      ],
+      {
+        DATABASE_URL: svcDb,
+        REDIS_URL,
+        SVC_SECRET_KEY: randomBytes(32).toString("base64"),
+        SVC__REDIS__PREFIX: prefix,
+        SVC__LOG__LEVEL: "warn",
+        SVC__WORKER__CONCURRENCY__INGEST: String(CONCURRENCY),
+        SVC__WORKER__CONCURRENCY__POLICY: String(CONCURRENCY),
+        SVC__RENDER__THREADS: String(renderThreads),
+      },
+    );
+  const svcWorker = startSvcWorker(svcPrefix, 1);
+  // The A/B's other side: the same worker, rendering in its own thread, on its own queues.
+  const inlinePrefix = `${svcPrefix}-inline`;
+  const inlineQueues = AB_RENDER ? createQueues({ redisUrl: REDIS_URL, prefix: inlinePrefix }) : null;
+  const inlineWorker = AB_RENDER ? startSvcWorker(inlinePrefix, 0) : null;
   const bareWorker = spawnWorker(
     [path.join(__dirname, "reference/bare-chain.js"), bareDb, REDIS_URL, barePrefix, String(CONCURRENCY)],
     {},
@@ -120,8 +131,23 @@ async function main() {
     },
   ];
   const queueOf = { svc: queues.queue("ingest"), bare: chainA } as Record<string, Queue>;
+  if (inlineQueues) {
+    targets.push({
+      name: "svc-inline",
+      prepare: async (count) => {
+        const ids = await insertEvents(svcPool, count);
+        return async () => {
+          const jobs = acceptShapedJobs(ids);
+          for (let i = 0; i < jobs.length; i += 1_000)
+            await inlineQueues.enqueueBulk(jobs.slice(i, i + 1_000));
+        };
+      },
+      done: () => count(svcPool, "SELECT count(*) AS n FROM messages"),
+    });
+    queueOf["svc-inline"] = inlineQueues.queue("ingest");
+  }
 
-  const rates: Record<string, number[]> = { svc: [], bare: [] };
+  const rates: Record<string, number[]> = { svc: [], bare: [], "svc-inline": [] };
   try {
     // The warm-up round also waits for the workers to start (their jobs wait in the queue meanwhile).
     for (const target of targets) await runRound(target, queueOf[target.name]!, Math.min(2_000, EVENTS));
@@ -134,15 +160,36 @@ async function main() {
     }
     await checkSvc(svcPool);
   } finally {
-    await Promise.all([stop(svcWorker), stop(bareWorker)]);
-    for (const queue of [chainA, chainB, ...QUEUE_NAMES.map((name) => queues.queue(name))]) {
+    await Promise.all([stop(svcWorker), stop(bareWorker), ...(inlineWorker ? [stop(inlineWorker)] : [])]);
+    const svcQueues = [queues, ...(inlineQueues ? [inlineQueues] : [])];
+    for (const queue of [
+      chainA,
+      chainB,
+      ...svcQueues.flatMap((q) => QUEUE_NAMES.map((name) => q.queue(name))),
+    ]) {
       await queue.obliterate({ force: true }).catch(() => undefined);
     }
-    await Promise.all([chainA.close(), chainB.close(), queues.close()]);
+    await Promise.all([chainA.close(), chainB.close(), ...svcQueues.map((q) => q.close())]);
     await databases.drop();
   }
   if (profDir) summarise(profDir);
 
+  if (AB_RENDER) {
+    const onThread = median(rates.svc!);
+    const inline = median(rates["svc-inline"]!);
+    console.log(`
+## A/B: rendering on a worker thread against in the worker's own thread
+
+${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, ${ROUNDS} rounds of ${fmt(EVENTS)} events each, alternating in one run; medians.
+
+| Worker | Events/s (median) | Rounds | Against in-thread |
+|---|---|---|---|
+| render.threads 1 (a render thread, hard limit) | ${fmt(onThread)} | ${rates.svc!.map((r) => fmt(r)).join(", ")} | ${fmt(onThread / inline, 2)} |
+| render.threads 0 (in the worker's own thread) | ${fmt(inline)} | ${rates["svc-inline"]!.map((r) => fmt(r)).join(", ")} | 1.00 |
+| bare chain (same session) | ${fmt(median(rates.bare!))} | ${rates.bare!.map((r) => fmt(r)).join(", ")} | |
+`);
+    return;
+  }
   const m = { svc: median(rates.svc!), bare: median(rates.bare!) };
   const ratio = m.svc / m.bare;
   const table = `

@@ -24,7 +24,11 @@
  *   come from BENCH_DIRECT_CLIENTS (default 16) clients, each waiting for its answer, on undici's
  *   `request` (a fifth of `fetch`'s CPU per request, so the load generator takes little of the two
  *   cores it shares with svc: `npm run bench:http-client`).
- * BENCH_PHASES picks phases (default burst,rates,shapes); BENCH_SHAPES picks shapes by words of
+ * - webhooks: bursts of N events without webhook endpoints, then with one endpoint subscribed to
+ *   message.sent and message.failed posting to a local sink (docs/webhooks.md), on the same
+ *   workers (which then run the callbacks queue, hence the outbox relay, and the webhooks queue):
+ *   the drain with the endpoint over the drain without, and when the last webhook arrived.
+ * BENCH_PHASES picks phases (default burst,rates,shapes; add webhooks); BENCH_SHAPES picks shapes by words of
  * their names (e.g. stored,direct); BENCH_VERBOSE also prints the API's CPU per direct send;
  * BENCH_API_ARGS="--cpu-prof --cpu-prof-dir=<dir>" profiles the API; BENCH_ONLY=svc skips the chain;
  * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>" profiles the svc workers.
@@ -46,7 +50,7 @@ import { createPrisma } from "@svc/store";
 import { ACCEPT_BATCH, acceptShapedJobs } from "./lib/accept-shaped-jobs";
 import { benchDatabases } from "./lib/bench-databases";
 import { benchRecipients, insertRecipients } from "./lib/bench-recipients";
-import { startChild, startNode, stopAll, until } from "./lib/processes";
+import { CpuSampler, startChild, startNode, stopAll, until } from "./lib/processes";
 import { fmt, writeSection } from "./lib/results";
 import { sentCount } from "./lib/sent-count";
 import { median } from "./lib/wrk";
@@ -91,6 +95,106 @@ interface Run {
 }
 
 // ---- svc -------------------------------------------------------------------------------------
+
+interface WebhookRun {
+  without: number;
+  with: number;
+  /** Webhooks succeeded per second: deliveries / (last delivered − first event inserted). */
+  webhooksPerSecond: number;
+  /** Message `sent_at` → its webhook's `delivered_at`, p50 and p99 (ms). */
+  lagP50: number;
+  lagP99: number;
+  /** CPU ms per message, from the first insert until the burst's work was done (webhooks included). */
+  cpuWithout: CpuPerMessage;
+  cpuWith: CpuPerMessage;
+}
+
+/** CPU ms per message: svc's worker processes, the database's Postgres backends, this process (the sink). */
+interface CpuPerMessage {
+  workers: number;
+  postgres: number;
+  bench: number;
+}
+
+/** Starts counting CPU; `per(n)` is the CPU ms per message of `n` since then. */
+function cpuMeter(workerPids: readonly number[], dbName: string) {
+  const backends = new CpuSampler("postgres", ` ${dbName} `);
+  const workers = () => workerPids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const bench = () => {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1000;
+  };
+  const start = { workers: workers(), bench: bench() };
+  return (n: number): CpuPerMessage => {
+    const result = {
+      workers: (workers() - start.workers) / n,
+      postgres: (backends.total() * 1000) / n,
+      bench: (bench() - start.bench) / n,
+    };
+    backends.stop();
+    return result;
+  };
+}
+
+/** A burst without endpoints, then one with an endpoint on message.sent and message.failed. */
+async function runWebhooks(
+  pool: Pool,
+  queues: Queues,
+  sinkUrl: string,
+  cpu: { workerPids: readonly number[]; dbName: string },
+  n = N,
+): Promise<WebhookRun> {
+  let since = new Date();
+  let meter = cpuMeter(cpu.workerPids, cpu.dbName);
+  await insertEvents(pool, queues, n);
+  await until(async () => (await sentCount(pool, since)) >= n, 300_000, "svc burst without endpoints");
+  const cpuWithout = meter(n);
+  const without = (await svcStats(pool, since, "event")).perSecond;
+  const endpointId = newId("webhook");
+  await pool.query(
+    `INSERT INTO webhook_endpoints (id, url, events, secret_salt) VALUES ($1, $2, ARRAY['message.sent', 'message.failed'], 'bench-salt')`,
+    [endpointId, sinkUrl],
+  );
+  try {
+    since = new Date();
+    meter = cpuMeter(cpu.workerPids, cpu.dbName);
+    await insertEvents(pool, queues, n);
+    await until(async () => (await sentCount(pool, since)) >= n, 300_000, "svc burst with an endpoint");
+    const withEndpoint = (await svcStats(pool, since, "event")).perSecond;
+    await until(
+      async () =>
+        (
+          await pool.query(
+            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'succeeded'`,
+            [endpointId],
+          )
+        ).rows[0].n >= n,
+      300_000,
+      "webhooks delivered",
+    );
+    const cpuWith = meter(n);
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n,
+              extract(epoch FROM max(d.delivered_at) - $2::timestamptz) * 1000 AS span_ms,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d.delivered_at - m.sent_at) * 1000) AS p50,
+              percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM d.delivered_at - m.sent_at) * 1000) AS p99
+         FROM webhook_deliveries d JOIN messages m ON m.id = d.body::jsonb->'data'->>'id'
+        WHERE d.endpoint_id = $1`,
+      [endpointId, since],
+    );
+    return {
+      without,
+      with: withEndpoint,
+      webhooksPerSecond: (1000 * rows[0].n) / Number(rows[0].span_ms),
+      lagP50: Number(rows[0].p50),
+      lagP99: Number(rows[0].p99),
+      cpuWithout,
+      cpuWith,
+    };
+  } finally {
+    await pool.query(`DELETE FROM webhook_endpoints WHERE id = $1`, [endpointId]);
+  }
+}
 
 async function setUpSvc(pool: Pool): Promise<void> {
   await pool.query(`INSERT INTO templates (key, locales, updated_at) VALUES ('bench', $1, now())`, [
@@ -485,6 +589,8 @@ async function main() {
         },
       },
       log: { level: "warn" },
+      // The webhooks phase posts to the local sink.
+      webhooks: { allow_private_urls: true },
     }),
   );
   const queues = createQueues({ redisUrl: REDIS_URL, prefix: svcPrefix });
@@ -511,7 +617,10 @@ async function main() {
   // BENCH_DELIVERY_PROF=<dir>: delivery runs in one extra process of its own, CPU-profiled there.
   const profileDir = process.env.BENCH_DELIVERY_PROF;
   const svcWorkers = Array.from({ length: WORKERS }, () =>
-    worker(profileDir ? "ingest,policy,scheduler" : "ingest,policy,delivery,scheduler", nodeArgs),
+    worker(
+      `${profileDir ? "ingest,policy,scheduler" : "ingest,policy,delivery,scheduler"}${PHASES.has("webhooks") ? ",callbacks,webhooks" : ""}`,
+      nodeArgs,
+    ),
   );
   if (profileDir) svcWorkers.push(worker("delivery", ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]));
   const chainPrefix = `svc-bench-chain-${tag}`;
@@ -549,6 +658,7 @@ async function main() {
     noupdatePaced: [] as Run[],
     svcRates: [] as Run[][],
     chainRates: [] as Run[][],
+    webhooks: [] as WebhookRun[],
   };
   try {
     await until(
@@ -570,6 +680,21 @@ async function main() {
         results.deliveryOnly.push(svc.deliveryOnly);
         console.log(
           `round ${round + 1} svc: ${fmt(svc.burst.perSecond)} msg/s, paced p50 ${fmt(svc.paced.p50)} ms p99 ${fmt(svc.paced.p99)} ms, delivery only ${fmt(svc.deliveryOnly)} msg/s`,
+        );
+      }
+      if (PHASES.has("webhooks")) {
+        const cpu = {
+          workerPids: svcWorkers.map((w) => w.pid!),
+          dbName: new URL(svcDb).pathname.slice(1),
+        };
+        // The first bursts after the workers start run cold (JIT, pools; the webhook path's HTTP
+        // client too, whose first thousand POSTs cost several times the later ones): unmeasured.
+        if (round === 0)
+          await runWebhooks(svcPool, queues, `http://127.0.0.1:${sinkPort}/webhooks`, cpu, WARM_UP_BURST);
+        const run = await runWebhooks(svcPool, queues, `http://127.0.0.1:${sinkPort}/webhooks`, cpu);
+        results.webhooks.push(run);
+        console.log(
+          `round ${round + 1} webhooks: without ${fmt(run.without)} msg/s, with ${fmt(run.with)} msg/s (${fmt(run.with / run.without, 2)}), webhooks ${fmt(run.webhooksPerSecond)}/s, sent → received p50 ${fmt(run.lagP50)} ms p99 ${fmt(run.lagP99)} ms; CPU ms/msg without ${cpuText(run.cpuWithout)}, with ${cpuText(run.cpuWith)}`,
         );
       }
       const rates = PHASES.has("rates") ? RATES : [];
@@ -706,6 +831,11 @@ work was cutting round trips):
     console.log(shapes);
     if (write) writeSection("delivery-shapes", shapes);
   }
+  if (results.webhooks.length > 0) {
+    const webhooks = webhooksTable(results.webhooks);
+    console.log(webhooks);
+    if (process.env.BENCH_WRITE !== "0") writeSection("webhooks-drain", webhooks);
+  }
   if (results.svcRates.length > 0) {
     const latency = latencyTable(results.svcRates, results.chainRates);
     console.log(latency);
@@ -748,6 +878,44 @@ ${rows.join("\n")}
 
 Targets: each shape ≥ 0.8 × stored, console: **${below.length === 0 ? "met" : `not met (${below.join("; ")})`}**;
 inline profiles ≥ 1.0 × bare chain: **${inline >= chainRate ? "met" : "not met"}** (${fmt(inline / chainRate, 2)}).
+`;
+}
+
+const medianCpu = (list: CpuPerMessage[]): CpuPerMessage => ({
+  workers: median(list.map((c) => c.workers)),
+  postgres: median(list.map((c) => c.postgres)),
+  bench: median(list.map((c) => c.bench)),
+});
+
+const cpuText = (c: CpuPerMessage) =>
+  `${fmt(c.workers + c.postgres + c.bench, 2)} (${fmt(c.workers, 2)} / ${fmt(c.postgres, 2)} / ${fmt(c.bench, 2)})`;
+
+/** The drain with one webhook endpoint beside the drain without, medians over rounds. */
+function webhooksTable(runs: WebhookRun[]): string {
+  const ratio = median(runs.map((r) => r.with / r.without));
+  return `
+## Delivery drain with a webhook endpoint
+
+${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), load average at the end ${loadAverage()}.
+${runs.length} round(s) of ${fmt(N)} events, medians; ${WORKERS} worker processes running ingest, policy, delivery,
+scheduler, callbacks (so the outbox relay) and webhooks. Each round: a burst without endpoints, then
+a burst with one endpoint subscribed to \`message.sent\` and \`message.failed\` posting to a local HTTP
+sink that answers 200 at once (docs/webhooks.md), after one unmeasured round of ${fmt(WARM_UP_BURST)} (both
+bursts: the webhook path warms up too). Messages/s as in the drain above.
+
+| Run | Messages/s | × without | CPU ms per message: total (workers / Postgres / bench and sink) |
+|---|---|---|---|
+| no endpoint | ${fmt(median(runs.map((r) => r.without)))} | 1.00 | ${cpuText(medianCpu(runs.map((r) => r.cpuWithout)))} |
+| one endpoint (message.sent, message.failed) | ${fmt(median(runs.map((r) => r.with)))} | ${fmt(ratio, 2)} | ${cpuText(medianCpu(runs.map((r) => r.cpuWith)))} |
+
+CPU is counted from the burst's first insert until its work was done: every message \`sent\`, and
+with the endpoint every webhook delivered too.
+
+Webhooks succeeded: ${fmt(median(runs.map((r) => r.webhooksPerSecond)))}/s (deliveries / (last received − first event
+inserted)); message \`sent_at\` → webhook received: p50 ${fmt(median(runs.map((r) => r.lagP50)))} ms, p99
+${fmt(median(runs.map((r) => r.lagP99)))} ms. Rounds (with/without): ${runs.map((r) => fmt(r.with / r.without, 2)).join(", ")}.
+
+Target: with ≥ 0.8 × without: **${ratio >= 0.8 ? "met" : "not met"}** (${fmt(ratio, 2)}).
 `;
 }
 

@@ -105,6 +105,61 @@ export function cpuSecondsOfCommand(command: string): number {
   return total;
 }
 
+/**
+ * CPU seconds used by the processes named `command` whose command line holds `lineIncludes` (the
+ * Postgres backends of one database: `postgres: <user> <database> …`), sampled every `everyMs` so
+ * that a backend which starts and ends between two readings still counts. Backends of other
+ * databases (other work on a shared server) and Postgres's own background processes do not.
+ */
+export class CpuSampler {
+  private readonly seen = new Map<number, { first: number; last: number }>();
+  private readonly timer: NodeJS.Timeout;
+  private started = false;
+
+  constructor(
+    private readonly command: string,
+    private readonly lineIncludes: string,
+    private readonly lineExcludes: string[] = [],
+    everyMs = 100,
+  ) {
+    this.sample();
+    this.started = true;
+    this.timer = setInterval(() => this.sample(), everyMs);
+    this.timer.unref();
+  }
+
+  /** CPU seconds since the sampler started. */
+  total(): number {
+    this.sample();
+    let sum = 0;
+    for (const { first, last } of this.seen.values()) sum += last - first;
+    return sum;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== this.command) continue;
+        const line = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        if (!line.includes(this.lineIncludes) || this.lineExcludes.some((x) => line.includes(x))) continue;
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        const cpu = (Number(fields[11]) + Number(fields[12])) / 100;
+        const entry = this.seen.get(Number(pid));
+        // A backend first seen after the start began after it: all its time counts.
+        if (entry) entry.last = cpu;
+        else this.seen.set(Number(pid), { first: this.started ? 0 : cpu, last: cpu });
+      } catch {
+        // The process ended meanwhile.
+      }
+    }
+  }
+}
+
 /** Starts a Node process with these arguments; its stderr is passed through to ours. */
 export function startChild(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   const child = spawn(process.execPath, args, {

@@ -11,6 +11,8 @@ import { Redis } from "ioredis";
 export interface OwnRedis {
   url: string;
   port: number;
+  /** The running server's process id. */
+  readonly pid: number | undefined;
   /** SIGKILL: no shutdown save, what a crash or an OOM kill does. */
   kill(): Promise<void>;
   /** Starts again on the same port: from the AOF when it runs with one, else empty. */
@@ -72,6 +74,9 @@ export async function startOwnRedis(port: number, options: { appendonly: boolean
   return {
     url,
     port,
+    get pid() {
+      return child?.pid;
+    },
     kill,
     start,
     async stop() {

@@ -2,7 +2,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "pg";
 import { newId } from "@svc/core";
 import { createApiKey } from "@svc/engine";
-import { createTestDatabase, type TestDatabase } from "@svc/testkit";
+import {
+  createTestDatabase,
+  startPgBouncer,
+  startRedisCluster,
+  startSentinelGroup,
+  type OwnPgBouncer,
+  type OwnRedisCluster,
+  type OwnSentinelGroup,
+  type TestDatabase,
+} from "@svc/testkit";
 import { postEvents } from "./load";
 import { startOwnRedis, type OwnRedis } from "./redis-server";
 import { WebhookSink } from "./sink";
@@ -18,7 +27,9 @@ import {
 // One fault run (test/faults and `npm run bench:faults` share it): svc's processes against a
 // Redis of their own and a fresh database, `events` events posted through the API to a webhook
 // sink, the fault injected once the sink has seen a third of them, then a wait until every
-// accepted event's message is `sent`. docs/operations.md "Recovery guarantees".
+// accepted event's message is `sent`. docs/operations.md "Recovery guarantees". A status webhook
+// endpoint subscribed to `message.sent` posts to a second sink (docs/webhooks.md "Delivery that
+// loses nothing"): every sent message's event must arrive, with one event id per message.
 
 export const FAULTS = [
   "kill-all-in-one",
@@ -26,6 +37,11 @@ export const FAULTS = [
   "redis-restart-empty",
   "redis-restart-aof",
   "postgres-terminate",
+  // On a fleet's servers (docs/scaling.md): a Redis Cluster primary killed (its replica promoted),
+  // the Sentinel group's primary killed, PgBouncer (transaction mode) restarted.
+  "cluster-primary-killed",
+  "sentinel-primary-killed",
+  "pgbouncer-restart",
 ] as const;
 export type FaultName = (typeof FAULTS)[number];
 
@@ -56,8 +72,8 @@ export interface FaultRunResult {
   /**
    * Repeated message ids the fault does not explain (must be 0): after a SIGKILL a repeat must
    * include a send by the killed process (it died before recording it); after Postgres sessions
-   * were terminated, the first send's `sent` write failed with its session; a Redis fault
-   * explains none.
+   * were terminated or the pooler restarted, the first send's `sent` write failed with its
+   * session; a Redis fault (a restart, a failover) explains none.
    */
   repeatsUnexplained: number;
   /**
@@ -81,6 +97,14 @@ export interface FaultRunResult {
   networkErrors: number;
   /** From the last fault until every accepted event's message was `sent` (null: not within the wait). */
   secondsToFinal: number | null;
+  /** Sent messages whose `message.sent` status webhook never arrived (must be 0). */
+  webhooksMissing: number;
+  /** Messages with more than one event id, or events about no message of the run (must be 0). */
+  webhooksInvented: number;
+  /** Status webhooks that arrived more than once (same event id; allowed: at least once). */
+  webhookRepeats: number;
+  /** From the last fault until every sent message's status webhook arrived (null: not within the wait). */
+  webhooksSecondsToFinal: number | null;
 }
 
 interface Running {
@@ -88,13 +112,39 @@ interface Running {
   apiUrls: () => string[];
 }
 
-interface FaultPlan {
-  start(configFile: string): Promise<Running>;
-  /** Injects the fault; resolves with the time the last fault ended (ms). */
-  inject(ctx: { running: Running; redis: OwnRedis; db: TestDatabase; configFile: string }): Promise<number>;
+/** The servers one run's svc uses, and the `redis` and `database` sections that reach them. */
+interface Servers {
+  redisSection: Record<string, unknown>;
+  databaseSection: Record<string, unknown>;
+  redis?: OwnRedis;
+  cluster?: OwnRedisCluster;
+  sentinel?: OwnSentinelGroup;
+  pgbouncer?: OwnPgBouncer;
+  stop(): Promise<void>;
 }
 
-const SPLIT_NON_DELIVERY = ["ingest", "policy", "digests", "screening", "callbacks", "scheduler"];
+interface FaultPlan {
+  /** The servers (default: one Redis of the run's own, Postgres directly). */
+  servers?(db: TestDatabase): Promise<Servers>;
+  start(configFile: string): Promise<Running>;
+  /** Injects the fault; resolves with the time the last fault ended (ms). */
+  inject(ctx: { running: Running; servers: Servers; db: TestDatabase; configFile: string }): Promise<number>;
+}
+
+async function ownRedisServers(db: TestDatabase, appendonly: boolean): Promise<Servers> {
+  const redis = await startOwnRedis(await freePort(), { appendonly });
+  return {
+    redis,
+    redisSection: { url: redis.url },
+    databaseSection: { url: db.databaseUrl },
+    stop: () => redis.stop(),
+  };
+}
+
+// The queue whose primary the cluster fault kills: ingest carries the drain (it delivers inline).
+const KILLED_QUEUE_TAG = "{ingest}";
+
+const SPLIT_NON_DELIVERY = ["ingest", "policy", "digests", "screening", "callbacks", "webhooks", "scheduler"];
 
 const liveUrls = (processes: SvcProcess[]) => () =>
   processes
@@ -108,10 +158,10 @@ const allInOne = async (configFile: string, count: number): Promise<Running> => 
   return { processes, apiUrls: liveUrls(processes) };
 };
 
-const restartRedis = async ({ redis }: { redis: OwnRedis }) => {
-  await redis.kill();
+const restartRedis = async ({ servers }: { servers: Servers }) => {
+  await servers.redis!.kill();
   await sleep(3_000);
-  await redis.start();
+  await servers.redis!.start();
   return Date.now();
 };
 
@@ -146,7 +196,72 @@ const PLANS: Record<FaultName, FaultPlan> = {
   // Redis SIGKILLed, back 3 s later without its data (no persistence).
   "redis-restart-empty": { start: (configFile) => allInOne(configFile, 1), inject: restartRedis },
   // Redis SIGKILLed, back 3 s later from its append-only file (fsync every second).
-  "redis-restart-aof": { start: (configFile) => allInOne(configFile, 1), inject: restartRedis },
+  "redis-restart-aof": {
+    servers: (db) => ownRedisServers(db, true),
+    start: (configFile) => allInOne(configFile, 1),
+    inject: restartRedis,
+  },
+  // A Redis Cluster of 3 primaries and 3 replicas; the primary holding the ingest queue's slot is
+  // SIGKILLed and not restarted: its replica takes over (writes it had not replicated are lost).
+  "cluster-primary-killed": {
+    async servers(db) {
+      const cluster = await startRedisCluster({ primaries: 3, replicasPerPrimary: 1 });
+      return {
+        cluster,
+        redisSection: { cluster: { nodes: cluster.nodes } },
+        databaseSection: { url: db.databaseUrl },
+        stop: () => cluster.stop(),
+      };
+    },
+    start: (configFile) => allInOne(configFile, 2),
+    async inject({ servers }) {
+      await servers.cluster!.killPrimaryOf(await servers.cluster!.slotOf(KILLED_QUEUE_TAG));
+      return Date.now();
+    },
+  },
+  // One primary, one replica, three sentinels; the primary is SIGKILLed and not restarted.
+  "sentinel-primary-killed": {
+    async servers(db) {
+      const sentinel = await startSentinelGroup({ replicas: 1, sentinels: 3 });
+      return {
+        sentinel,
+        redisSection: { sentinel: { name: sentinel.name, nodes: sentinel.sentinels } },
+        databaseSection: { url: db.databaseUrl },
+        stop: () => sentinel.stop(),
+      };
+    },
+    start: (configFile) => allInOne(configFile, 2),
+    async inject({ servers }) {
+      await servers.sentinel!.killPrimary();
+      return Date.now();
+    },
+  },
+  // Every process reaches Postgres through PgBouncer in transaction mode, which is SIGKILLed and
+  // back 2 s later on the same port: every client connection and the transactions on them are lost.
+  "pgbouncer-restart": {
+    async servers(db) {
+      const own = await ownRedisServers(db, false);
+      const pgbouncer = await startPgBouncer({ poolMode: "transaction" });
+      return {
+        ...own,
+        pgbouncer,
+        databaseSection: {
+          url: pgbouncer.urlFor(db.databaseUrl),
+          pool_mode: "transaction",
+          direct_url: db.databaseUrl,
+        },
+        stop: async () => {
+          await pgbouncer.stop();
+          await own.stop();
+        },
+      };
+    },
+    start: (configFile) => allInOne(configFile, 1),
+    async inject({ servers }) {
+      await servers.pgbouncer!.restart({ downMs: 2_000 });
+      return Date.now();
+    },
+  },
   // Every Postgres session of svc terminated, twice, a second apart.
   "postgres-terminate": {
     start: (configFile) => allInOne(configFile, 1),
@@ -175,29 +290,40 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
   // step's name instead of running into the test's own timeout with nothing to show.
   const step = <T>(what: string, ms: number, work: () => Promise<T>) => bounded(log, what, ms, work);
   const plan = PLANS[options.fault];
-  const redis = await step("starting its Redis", 30_000, async () =>
-    startOwnRedis(await freePort(), { appendonly: options.fault === "redis-restart-aof" }),
-  );
   const db = await step("creating its database", 60_000, () => createTestDatabase(`faults_${options.fault}`));
+  const servers = await step("starting its servers", 90_000, () =>
+    (plan.servers ?? ((d) => ownRedisServers(d, false)))(db),
+  );
   const pool = new Pool({ connectionString: db.databaseUrl, max: 2 });
   pool.on("error", () => undefined);
   const sink = new WebhookSink();
+  const statusSink = new WebhookSink();
   let running: Running | undefined;
   try {
-    await step("starting the webhook sink", 30_000, () => sink.start());
+    await step("starting the webhook sinks", 30_000, () => Promise.all([sink.start(), statusSink.start()]));
     await step("writing the rule, template and people", 30_000, () => setUpRows(pool, options.events));
+    await pool.query(
+      `INSERT INTO webhook_endpoints (id, url, events, secret_salt) VALUES ('whk_faults', $1, ARRAY['message.sent'], 'faults')`,
+      [statusSink.url],
+    );
     const { key } = await createApiKey(
       { prisma: db.prisma, now: () => new Date() },
       { name: "faults", scopes: ["events:write"] },
     );
     await db.prisma.$disconnect();
-    const configFile = writeConfig({
-      databaseUrl: db.databaseUrl,
-      redisUrl: redis.url,
-      prefix: `faults_${Date.now()}`,
-      sinkUrl: sink.url,
-      settings: options.settings,
-    });
+    const configFile = writeConfig(
+      {
+        database: servers.databaseSection,
+        redis: servers.redisSection,
+        prefix: `faults_${Date.now()}`,
+        sinkUrl: sink.url,
+        settings: options.settings,
+      },
+      {
+        // The status sink is on loopback; a short timeout keeps a try cut off by the fault short.
+        webhooks: { allow_private_urls: true, timeout_seconds: 2 },
+      },
+    );
     running = await step("starting svc's processes", 90_000, () => plan.start(configFile));
     log(`${running.processes.length} processes up, posting ${options.events} events`);
 
@@ -221,7 +347,7 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     const sentBefore = await step("reading what was sent before the fault", 30_000, () => sentIds(pool));
     const faultAt = Date.now();
     const lastFaultAt = await step("injecting the fault", 90_000, () =>
-      plan.inject({ running: running!, redis, db, configFile }),
+      plan.inject({ running: running!, servers, db, configFile }),
     );
     log(`fault at ${sink.total} arrivals, over after ${lastFaultAt - faultAt} ms`);
     // In flight: arrived (or on its way, a second's grace) and not yet recorded as sent.
@@ -250,7 +376,23 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       }
       await sleep(200);
     }
-    log(`${sent} sent, reading the outcome`);
+    log(`${sent} sent, waiting for their status webhooks`);
+    const sentMessages = await step("reading the sent messages", 30_000, () => sentIds(pool));
+    let webhooksFinalAt: number | null = null;
+    while (Date.now() <= deadline) {
+      await bounded(
+        () => undefined,
+        "flushing the status sink",
+        30_000,
+        () => statusSink.flush(),
+      );
+      if ([...sentMessages].every((id) => statusSink.eventsBySubject.has(id))) {
+        webhooksFinalAt = Date.now();
+        break;
+      }
+      await sleep(200);
+    }
+    log(`${statusSink.eventsBySubject.size} status webhooks, reading the outcome`);
     const lost = await step("counting lost events", 30_000, () => lostCount(pool));
     await step("flushing the sink", 30_000, () => sink.flush());
     const repeated = sink.repeated();
@@ -263,7 +405,7 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
     );
     const byFault = [...repeated]
       .filter(
-        ([, arrivals]) => options.fault !== "postgres-terminate" && !arrivals.some((a) => killed.has(a.from)),
+        ([, arrivals]) => !SESSIONS_LOST.has(options.fault) && !arrivals.some((a) => killed.has(a.from)),
       )
       .map(([id]) => id);
     const unexplained = byFault.filter((id) => !unanswered.has(id));
@@ -285,6 +427,13 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       internalErrors: posted.fiveXx.filter((a) => a.status === 500).length,
       networkErrors: posted.networkErrors,
       secondsToFinal: finalAt === null ? null : Math.max(0, finalAt - lastFaultAt) / 1000,
+      webhooksMissing: [...sentMessages].filter((id) => !statusSink.eventsBySubject.has(id)).length,
+      webhooksInvented: [...statusSink.eventsBySubject].filter(
+        ([subject, events]) => events.size > 1 || !sentMessages.has(subject),
+      ).length,
+      webhookRepeats: [...statusSink.repeated().values()].reduce((sum, a) => sum + a.length - 1, 0),
+      webhooksSecondsToFinal:
+        webhooksFinalAt === null ? null : Math.max(0, webhooksFinalAt - lastFaultAt) / 1000,
     };
   } finally {
     // Clean-up is bounded too, but never throws: it must not hide the run's own error.
@@ -294,12 +443,18 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       Promise.all((running?.processes ?? []).map((p) => p.kill())),
     );
     await cleanUp("closing the pool", () => pool.end());
-    await cleanUp("stopping the sink", () => sink.close());
-    await cleanUp("stopping its Redis", () => redis.stop());
+    await cleanUp("stopping the sinks", () => Promise.all([sink.close(), statusSink.close()]));
+    await cleanUp("stopping its servers", () => servers.stop());
     await cleanUp("dropping its database", () => db.drop());
     log("done");
   }
 }
+
+/**
+ * Faults that end svc's database sessions: a send whose `sent` write was on a lost session is
+ * sent again once its lease runs out (docs/operations.md "Recovery guarantees").
+ */
+const SESSIONS_LOST: ReadonlySet<FaultName> = new Set(["postgres-terminate", "pgbouncer-restart"]);
 
 /** How long the clients keep posting (and retrying) events before they give up on the rest. */
 const POSTING_WITHIN_MS = 150_000;

@@ -17,11 +17,13 @@ export interface Arrival {
 type SinkMessage =
   | { kind: "listening"; port: number }
   | { kind: "flushed" }
-  | { kind: "arrival"; id: string; at: number; from: string };
+  | { kind: "arrival"; id: string; at: number; from: string; subject: string | null };
 
 export class WebhookSink {
-  /** Arrivals per message id, in order. */
+  /** Arrivals per message id (a status webhook's event id), in order. */
   readonly received = new Map<string, Arrival[]>();
+  /** A status webhook's event ids per message it is about. */
+  readonly eventsBySubject = new Map<string, Set<string>>();
   total = 0;
   url = "";
   private child: ChildProcess | undefined;
@@ -37,6 +39,11 @@ export class WebhookSink {
       const arrivals = this.received.get(message.id) ?? [];
       arrivals.push({ at: message.at, from: message.from });
       this.received.set(message.id, arrivals);
+      if (message.subject !== null)
+        this.eventsBySubject.set(
+          message.subject,
+          (this.eventsBySubject.get(message.subject) ?? new Set()).add(message.id),
+        );
       this.total += 1;
     });
     const port = await new Promise<number>((resolve, reject) => {

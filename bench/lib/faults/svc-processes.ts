@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { freePort } from "@svc/testkit";
 
 // svc's own entry points (API with or without embedded workers, worker processes) run from the
 // working tree as child processes, configured by one YAML file, as an operator would run them.
@@ -23,8 +23,10 @@ export interface FaultRunSettings {
 }
 
 export interface SvcEnvironment {
-  databaseUrl: string;
-  redisUrl: string;
+  /** The `database` section (url, and pool_mode and direct_url behind a pooler). */
+  database: Record<string, unknown>;
+  /** The `redis` section without the prefix (url, cluster or sentinel). */
+  redis: Record<string, unknown>;
   prefix: string;
   sinkUrl: string;
   settings: FaultRunSettings;
@@ -49,29 +51,21 @@ export interface SvcProcess {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
-/** The configuration file every process of one run reads. */
-export function writeConfig(env: SvcEnvironment): string {
+/** The configuration file every process of one run reads; `extra` sections are merged in. */
+export function writeConfig(env: SvcEnvironment, extra: Record<string, unknown> = {}): string {
   const dir = mkdtempSync(path.join(tmpdir(), "svc-faults-"));
   const file = path.join(dir, "svc.yaml");
   writeFileSync(
     file,
     JSON.stringify({
-      database: { url: env.databaseUrl, auto_migrate: false },
-      redis: { url: env.redisUrl, prefix: env.prefix },
+      database: { ...env.database, auto_migrate: false },
+      redis: { ...env.redis, prefix: env.prefix },
       worker: { ...env.settings },
       log: { level: "error" },
       channels: { hook: { provider: "webhook", url: env.sinkUrl, secret_env: "HOOK_SECRET" } },
+      ...extra,
     }),
   );
   return file;
@@ -83,22 +77,27 @@ function spawnTs(
   args: string[],
   configFile: string,
   extraEnv: NodeJS.ProcessEnv,
+  preload: readonly string[] = [],
 ): ChildProcess {
-  const child = spawn(process.execPath, ["-r", REGISTER, main, ...args], {
-    env: {
-      PATH: process.env.PATH,
-      SVC_CONFIG: configFile,
-      SVC_SECRET_KEY: SECRET_KEY,
-      HOOK_SECRET,
-      // Each process posts to the sink under its own name, so a repeat shows who sent it.
-      SVC__CHANNELS__HOOK__URL: `${sinkUrlOf(configFile)}?from=${encodeURIComponent(name)}`,
-      // Warnings are read back (lease taken over, lease lost after sending); FAULTS_LOG_DIR keeps
-      // each process's lines at FAULTS_LOG_LEVEL (default info) in a file of its own.
-      SVC__LOG__LEVEL: process.env.FAULTS_LOG_DIR ? (process.env.FAULTS_LOG_LEVEL ?? "info") : "warn",
-      ...extraEnv,
+  const child = spawn(
+    process.execPath,
+    [...preload.flatMap((m) => ["-r", m]), "-r", REGISTER, main, ...args],
+    {
+      env: {
+        PATH: process.env.PATH,
+        SVC_CONFIG: configFile,
+        SVC_SECRET_KEY: SECRET_KEY,
+        HOOK_SECRET,
+        // Each process posts to the sink under its own name, so a repeat shows who sent it.
+        SVC__CHANNELS__HOOK__URL: `${sinkUrlOf(configFile)}?from=${encodeURIComponent(name)}`,
+        // Warnings are read back (lease taken over, lease lost after sending); FAULTS_LOG_DIR keeps
+        // each process's lines at FAULTS_LOG_LEVEL (default info) in a file of its own.
+        SVC__LOG__LEVEL: process.env.FAULTS_LOG_DIR ? (process.env.FAULTS_LOG_LEVEL ?? "info") : "warn",
+        ...extraEnv,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
@@ -163,8 +162,9 @@ function handle(name: string, child: ChildProcess, url?: string): SvcProcess {
     },
     async stop() {
       if (running()) child.kill("SIGTERM");
-      await Promise.race([exited, sleep(10_000).then(() => child.kill("SIGKILL"))]);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
       await exited;
+      clearTimeout(timer);
     },
   };
   return proc;
@@ -174,10 +174,11 @@ function handle(name: string, child: ChildProcess, url?: string): SvcProcess {
 export async function startApi(
   name: string,
   configFile: string,
-  options: { embedded: boolean },
+  options: { embedded: boolean; env?: NodeJS.ProcessEnv },
 ): Promise<SvcProcess> {
   const port = await freePort();
   const child = spawnTs(name, API_MAIN, [], configFile, {
+    ...options.env,
     PORT: String(port),
     SVC__WORKER__EMBEDDED: String(options.embedded),
   });
@@ -187,11 +188,21 @@ export async function startApi(
 }
 
 /** A worker process serving `queues`; resolves once it started (its metrics listener answers). */
-export async function startWorker(name: string, configFile: string, queues: string[]): Promise<SvcProcess> {
+export async function startWorker(
+  name: string,
+  configFile: string,
+  queues: string[],
+  options: { env?: NodeJS.ProcessEnv; preload?: readonly string[] } = {},
+): Promise<SvcProcess> {
   const port = await freePort();
-  const child = spawnTs(name, WORKER_MAIN, ["--queues", queues.join(",")], configFile, {
-    SVC__WORKER__METRICS_PORT: String(port),
-  });
+  const child = spawnTs(
+    name,
+    WORKER_MAIN,
+    ["--queues", queues.join(",")],
+    configFile,
+    { ...options.env, SVC__WORKER__METRICS_PORT: String(port) },
+    options.preload,
+  );
   await until(
     child,
     name,
