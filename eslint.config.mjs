@@ -28,9 +28,58 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: ["@prisma/*", "bullmq", "ioredis", "express", "winston", "@svc/store", "@svc/queue"] },
+        {
+          patterns: [
+            "@prisma/*",
+            "pg",
+            "pg-*",
+            "bullmq",
+            "ioredis",
+            "express",
+            "winston",
+            "@svc/store",
+            "@svc/queue",
+          ],
+        },
       ],
       "no-restricted-properties": ["error", { object: "process", property: "env" }],
+    },
+  },
+  {
+    // Every SQL statement lives in packages/store (docs/architecture.md "Packages"): elsewhere no
+    // database library, no raw statement and no bare transaction (the store's `$transaction`
+    // retries serialisation failures and deadlocks; `readOnlyTransaction` for reads that must not
+    // write). Tests, the testkit and benchmarks set up and inspect databases directly.
+    files: ["packages/*/src/**/*.ts", "apps/*/src/**/*.ts"],
+    // (packages/core has a stricter list of its own, below.)
+    ignores: [
+      "packages/store/**",
+      "packages/testkit/**",
+      "packages/core/**",
+      "**/__tests__/**",
+      "**/*.test.ts",
+    ],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["@prisma/*", "prisma", "pg", "pg-pool", "pg-*"],
+              message: "Database access lives in packages/store: add a function there.",
+            },
+          ],
+        },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector:
+            "MemberExpression[property.name=/^\\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe|transaction)$/]",
+          message:
+            "SQL and transactions live in packages/store: use a store function, its $transaction or readOnlyTransaction.",
+        },
+      ],
     },
   },
   {

@@ -26,7 +26,15 @@ const config: Config = {
     "^@svc/(api|worker|svcctl)$": "<rootDir>/apps/$1/src",
   },
   testPathIgnorePatterns: ["/node_modules/", "/dist/"],
+  setupFilesAfterEnv: ["<rootDir>/test/setup/close-render-pools.ts"],
+  // With SVC_TEST_FLEET=1: a Redis Cluster and PgBouncer for the run (docs/development.md).
+  globalSetup: "<rootDir>/packages/testkit/src/fleet/global-setup.ts",
+  globalTeardown: "<rootDir>/packages/testkit/src/fleet/global-teardown.ts",
   maxWorkers: 2,
+  // `npm test` runs the files one after another (they share the test servers' load) in one worker
+  // process, which jest replaces once it holds more than this after a file: module registries of
+  // 236 files in one process otherwise grow past Node's heap limit (docs/development.md).
+  workerIdleMemoryLimit: "1536MB",
   testTimeout: 30000,
 };
 
