@@ -22,7 +22,8 @@ const config: Config = {
   },
   transformIgnorePatterns: ["/node_modules/(?!@secretlint/)"],
   moduleNameMapper: {
-    "^@svc/(core|log|config|store|queue|providers|engine|client|mcp|testkit)$": "<rootDir>/packages/$1/src",
+    "^@svc/(jinja|core|log|config|store|queue|providers|engine|client|mcp|testkit)$":
+      "<rootDir>/packages/$1/src",
     "^@svc/(api|worker|svcctl)$": "<rootDir>/apps/$1/src",
   },
   testPathIgnorePatterns: ["/node_modules/", "/dist/"],

@@ -8,6 +8,7 @@ const { transformSync } = require("@swc/core");
 
 const ROOT = path.resolve(__dirname, "..");
 const PACKAGES = new Set([
+  "jinja",
   "core",
   "log",
   "config",

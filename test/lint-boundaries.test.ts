@@ -2,10 +2,11 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 
 // The boundaries `npm run lint` keeps (eslint.config.mjs, docs/architecture.md "Packages"): every
-// SQL statement in packages/store, and packages/core free of I/O. Each rule is shown failing on
-// the code it forbids, where it forbids it, and passing where that code belongs. ESLint runs in a
-// process of its own (its config is an ES module, which jest's sandbox cannot import), once for
-// every snippet of the file.
+// SQL statement in packages/store, packages/core and packages/jinja free of I/O, and `any` only in
+// packages/jinja. Each rule is shown failing on the code it forbids, where it forbids it, and
+// passing where that code belongs. ESLint runs in a process of its own (its config is an ES module,
+// which jest's sandbox cannot import), once for every snippet of the file. The snippets are linted,
+// not compiled: `Client` stands for a database client.
 
 const ROOT = path.resolve(__dirname, "..");
 const LINT_SNIPPETS = `
@@ -53,16 +54,16 @@ const FORBIDDEN: [string, string][] = [
     "no-restricted-imports",
   ],
   ['import { Pool } from "pg";\nexport const p = Pool;\n', "no-restricted-imports"],
-  ["export const f = (db: any) => db.$queryRaw`SELECT 1`;\n", "no-restricted-syntax"],
+  ["export const f = (db: Client) => db.$queryRaw`SELECT 1`;\n", "no-restricted-syntax"],
   [
-    'export const f = (db: any) => db.$executeRawUnsafe("SET TRANSACTION READ ONLY");\n',
+    'export const f = (db: Client) => db.$executeRawUnsafe("SET TRANSACTION READ ONLY");\n',
     "no-restricted-syntax",
   ],
-  ["export const f = (db: any) => db.$transaction(async () => 1);\n", "no-restricted-syntax"],
+  ["export const f = (db: Client) => db.$transaction(async () => 1);\n", "no-restricted-syntax"],
 ];
 for (const [code] of FORBIDDEN) for (const file of [ENGINE, API]) snippet(code, file);
 const IN_STORE = snippet(
-  'import { Pool } from "pg";\nexport const f = (db: any) => [Pool, db.$queryRaw`SELECT 1`, db.$transaction(async () => 1)];\n',
+  'import { Pool } from "pg";\nexport const f = (db: Client) => [Pool, db.$queryRaw`SELECT 1`, db.$transaction(async () => 1)];\n',
   STORE,
 );
 const STORE_FUNCTIONS = snippet(
@@ -70,12 +71,16 @@ const STORE_FUNCTIONS = snippet(
   ENGINE,
 );
 const IN_A_TEST = snippet(
-  "export const f = (db: any) => db.$queryRaw`SELECT 1`;\n",
+  "export const f = (db: Client) => db.$queryRaw`SELECT 1`;\n",
   "packages/engine/src/some/__tests__/some.test.ts",
 );
 const CORE_LIBRARIES = ["@prisma/client", "pg", "bullmq", "ioredis", "@svc/store"];
+const PURE_FILES = ["packages/core/src/policy/x.ts", "packages/jinja/src/language/x.ts"];
 for (const library of CORE_LIBRARIES)
-  snippet(`import * as x from "${library}";\nexport const y = x;\n`, "packages/core/src/policy/x.ts");
+  for (const file of PURE_FILES) snippet(`import * as x from "${library}";\nexport const y = x;\n`, file);
+const ANY = "export const f = (x: any) => x;\n";
+const ANY_FILES = [ENGINE, API, STORE, "packages/core/src/policy/x.ts", "test/some.test.ts"];
+for (const file of [...ANY_FILES, "packages/jinja/src/language/x.ts"]) snippet(ANY, file);
 
 describe("SQL lives in packages/store", () => {
   it.each(FORBIDDEN)("fails in the engine and in an app: %s", (code, rule) => {
@@ -93,10 +98,22 @@ describe("SQL lives in packages/store", () => {
   });
 });
 
-describe("packages/core stays pure", () => {
-  it.each(CORE_LIBRARIES)("refuses %s", (library) => {
-    expect(
-      rulesHit(`import * as x from "${library}";\nexport const y = x;\n`, "packages/core/src/policy/x.ts"),
-    ).toContain("no-restricted-imports");
+describe("packages/core and packages/jinja stay pure", () => {
+  it.each(CORE_LIBRARIES)("refuse %s", (library) => {
+    for (const file of PURE_FILES)
+      expect([file, rulesHit(`import * as x from "${library}";\nexport const y = x;\n`, file)]).toEqual([
+        file,
+        expect.arrayContaining(["no-restricted-imports"]),
+      ]);
+  });
+});
+
+describe("`any` is packages/jinja's alone", () => {
+  it.each(ANY_FILES)("fails in %s", (file) => {
+    expect(rulesHit(ANY, file)).toContain("@typescript-eslint/no-explicit-any");
+  });
+
+  it("passes in packages/jinja (nunjucks' internals are untyped)", () => {
+    expect(rulesHit(ANY, "packages/jinja/src/language/x.ts")).toEqual([]);
   });
 });

@@ -5,17 +5,57 @@
 // the moment they are in the document.
 import fc from "fast-check";
 
-type Schema = Record<string, any>;
+/** The parts of an OpenAPI schema the generators below read. */
+interface Schema {
+  $ref?: string;
+  type?: string | string[];
+  const?: unknown;
+  enum?: unknown[];
+  allOf?: Schema[];
+  oneOf?: Schema[];
+  anyOf?: Schema[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+}
+
+interface Parameter {
+  $ref?: string;
+  in?: string;
+  name: string;
+  schema?: Schema;
+  required?: boolean;
+  "x-svc-holds-request"?: boolean;
+}
+
+interface OperationObject {
+  parameters?: Parameter[];
+  requestBody?: { $ref?: string; content?: Record<string, { schema?: Schema } | undefined> };
+  security?: Record<string, unknown>[];
+  [field: string]: unknown;
+}
+
+type PathItem = { parameters?: Parameter[] } & Partial<Record<(typeof METHODS)[number], OperationObject>>;
+
 export interface Doc {
-  paths: Record<string, Record<string, any>>;
-  components: Record<string, Record<string, any>>;
+  paths: Record<string, PathItem>;
+  components: Record<string, Record<string, unknown>>;
 }
 
 export interface Operation {
   method: "get" | "post" | "put" | "patch" | "delete";
   path: string;
-  operation: Record<string, any>;
-  parameters: Schema[];
+  operation: OperationObject;
+  parameters: Parameter[];
   /** The JSON body's schema (or null for none, or a body of another media type). */
   body: Schema | null;
   form: boolean;
@@ -40,7 +80,7 @@ export function operationsOf(doc: Doc): Operation[] {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p: Schema) =>
+      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) =>
         resolve(doc, p),
       );
       const content = operation.requestBody ? (resolve(doc, operation.requestBody).content ?? {}) : {};
@@ -52,11 +92,12 @@ export function operationsOf(doc: Doc): Operation[] {
   return out;
 }
 
-function resolve(doc: Doc, schema: Schema): Schema {
+/** Follows `$ref`s (to a schema, a parameter or a request body) into the document's components. */
+function resolve<T extends { $ref?: string }>(doc: Doc, schema: T): T {
   let current = schema;
   for (let hops = 0; current && typeof current.$ref === "string" && hops < 20; hops++) {
-    const [, , section, name] = (current.$ref as string).split("/");
-    current = doc.components[section!]![name!];
+    const [, , section, name] = current.$ref.split("/");
+    current = doc.components[section!]![name!] as T;
   }
   return current;
 }
@@ -67,9 +108,9 @@ export function valueOf(doc: Doc, schema: Schema | undefined, depth = 0): fc.Arb
   const s = resolve(doc, schema);
   if (s.const !== undefined) return fc.constant(s.const);
   if (s.enum) return fc.constantFrom(...(s.enum as unknown[]));
-  if (s.allOf) return valueOf(doc, mergeAll(doc, s.allOf as Schema[], s), depth);
-  if (s.oneOf || s.anyOf)
-    return fc.oneof(...((s.oneOf ?? s.anyOf) as Schema[]).map((o) => valueOf(doc, o, depth + 1)));
+  if (s.allOf) return valueOf(doc, mergeAll(doc, s.allOf, s), depth);
+  const alternatives = s.oneOf ?? s.anyOf;
+  if (alternatives) return fc.oneof(...alternatives.map((o) => valueOf(doc, o, depth + 1)));
   const types: string[] = Array.isArray(s.type)
     ? s.type
     : s.type
@@ -84,8 +125,8 @@ function mergeAll(doc: Doc, parts: Schema[], outer: Schema): Schema {
   const merged: Schema = { ...outer, allOf: undefined, properties: {}, required: [] };
   for (const part of parts.map((p) => resolve(doc, p))) {
     if (part.allOf) Object.assign(merged, mergeAll(doc, part.allOf, merged));
-    Object.assign(merged.properties, part.properties ?? {});
-    merged.required = [...merged.required, ...(part.required ?? [])];
+    Object.assign(merged.properties!, part.properties ?? {});
+    merged.required = [...merged.required!, ...(part.required ?? [])];
     if (part.type && !merged.type) merged.type = part.type;
   }
   return merged;
@@ -187,11 +228,13 @@ type Mutation = (value: unknown, rng: () => number) => unknown;
 
 /** Replaces one node of `value` (picked by `rng`) with what `make` gives. */
 function atRandomNode(value: unknown, rng: () => number, make: (node: unknown) => unknown): unknown {
-  const nodes: { parent: any; key: string | number }[] = [];
-  const walk = (node: unknown, parent: any, key: string | number, depth: number) => {
+  type Parent = Record<string | number, unknown>;
+  const nodes: { parent: Parent; key: string | number }[] = [];
+  const walk = (node: unknown, parent: Parent | null, key: string | number, depth: number) => {
     if (parent !== null) nodes.push({ parent, key });
     if (depth > 8 || node === null || typeof node !== "object") return;
-    for (const [k, v] of Object.entries(node)) walk(v, node, Array.isArray(node) ? Number(k) : k, depth + 1);
+    for (const [k, v] of Object.entries(node))
+      walk(v, node as Parent, Array.isArray(node) ? Number(k) : k, depth + 1);
   };
   const root = { root: structuredClone(value) };
   walk(root.root, root, "root", 0);
@@ -226,7 +269,7 @@ const MUTATIONS: Record<string, Mutation> = {
     v && typeof v === "object" && !Array.isArray(v) ? { ...(v as object), unexpected_field: { x: 1 } } : v,
   "not an object": (_v, rng) => ["a string", 7, [1, 2], null, true][Math.floor(rng() * 5)],
 };
-export const MUTATION_NAMES = Object.keys(MUTATIONS);
+const MUTATION_NAMES = Object.keys(MUTATIONS);
 
 function serialize(value: unknown): string {
   return JSON.stringify(value).replaceAll(JSON.stringify(DEEP_MARK), DEEP_JSON);
@@ -247,7 +290,7 @@ function drawnOf(doc: Doc, op: Operation): fc.Arbitrary<Drawn> {
     if (p.in === "query" && p["x-svc-holds-request"] === true) {
       // A parameter that holds the request open that long (a wait, a timeout): always its least,
       // so a valid request answers at once instead of outlasting the run.
-      query[p.name] = fc.constant(resolve(doc, p.schema).minimum);
+      query[p.name] = fc.constant(resolve(doc, p.schema ?? {}).minimum);
       queryRequired.push(p.name);
     } else if (p.in === "query") {
       query[p.name] = valueOf(doc, p.schema);

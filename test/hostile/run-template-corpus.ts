@@ -1,7 +1,7 @@
 // Renders the hostile template corpus in a process of its own and prints one JSON line with each
 // render's wall and CPU time (test/hostile/template-corpus.test.ts runs it). A fresh process: the
 // CPU a render costs is not mixed with the collection of a test runner's large heap.
-import { renderSource, templateLanguageNames } from "@svc/core";
+import { renderSource, templateLanguageNames } from "@svc/jinja";
 import { templateCorpus } from "@svc/testkit";
 
 const full = process.argv.includes("--full");

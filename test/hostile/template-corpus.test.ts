@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { RENDER_TIME_LIMIT_MS, templateLanguageNames } from "@svc/core";
+import { RENDER_TIME_LIMIT_MS, templateLanguageNames } from "@svc/jinja";
 
 // The hostile-input corpus (docs/operations.md "Hostile input"): every filter, test and str method
 // of the template language over adversarial inputs of about 1 MB each, with default arguments and

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Agent, request as send } from "undici";
-import { templateLanguageNames } from "@svc/core";
+import { templateLanguageNames } from "@svc/jinja";
 import { createLogCapture, createLogger } from "@svc/log";
 import { templateCorpus, waitFor, type CorpusCase } from "@svc/testkit";
 import { buildHandlers, startWorkers, type RunningWorkers } from "@svc/worker";
@@ -103,7 +103,7 @@ afterAll(async () => {
 });
 
 /** POSTs JSON text written beforehand; large answers are dropped unread unless `read`. */
-async function post(path: string, body: string, read = false): Promise<{ status: number; json: any }> {
+async function post(path: string, body: string, read = false): Promise<{ status: number; json: unknown }> {
   const response = await send(`${base}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${h.adminKey}`, "content-type": "application/json" },
@@ -133,7 +133,7 @@ async function postEvent(data: string): Promise<string> {
     true,
   );
   expect(response.status).toBe(202);
-  return response.json.id as string;
+  return (response.json as { id: string }).id;
 }
 
 async function processed(eventId: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { formatSourceError, renderSource } from "./compile";
+import { formatSourceError, renderSource } from "@svc/jinja";
 import { templateContext, type RenderContext } from "./render-template";
 
 export const GROUPING_KEY_MAX_LENGTH = 200;

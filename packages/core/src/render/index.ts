@@ -1,17 +1,9 @@
+// svc's templates: their shape, locale fallback, link placeholders, rendering a template's fields
+// and digest grouping keys, and the write-time check. The template language itself (Jinja2, the
+// render budget) is @svc/jinja.
 export * from "./template-types";
 export * from "./locale";
 export * from "./link-placeholders";
-export {
-  renderSource,
-  compileSource,
-  normaliseSource,
-  formatSourceError,
-  COMPILE_CACHE_SIZE,
-} from "./compile";
-export type { RenderedString, StringRenderOptions } from "./compile";
-export type { TemplateSourceError } from "./template-types";
-export { RENDER_TIME_LIMIT_MS, RENDER_MAX_ITEMS, RENDER_MAX_WIDTH } from "./render-budget";
-export { templateLanguageNames } from "./jinja";
 export * from "./render-template";
 export * from "./validate-template";
 export * from "./grouping-key";

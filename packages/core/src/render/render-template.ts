@@ -1,4 +1,4 @@
-import { formatSourceError, renderSource } from "./compile";
+import { formatSourceError, renderSource } from "@svc/jinja";
 import { linkPlaceholder } from "./link-placeholders";
 import { chooseLocale } from "./locale";
 import {

@@ -1,4 +1,4 @@
-/** Renderable fields of a template locale; each is a Jinja2 (nunjucks) template string. */
+/** Renderable fields of a template locale; each is a Jinja2 template string (@svc/jinja). */
 export interface TemplateFields {
   title: string;
   body: string;
@@ -31,10 +31,3 @@ export interface RenderedContent {
 
 export const TEMPLATE_FIELDS = ["title", "body", "url", "thread"] as const;
 export type TemplateField = (typeof TEMPLATE_FIELDS)[number];
-
-/** Where a template's source is wrong: compiling or checking it. */
-export interface TemplateSourceError {
-  /** 1-based line in the source, when nunjucks can tell. */
-  line: number | null;
-  message: string;
-}

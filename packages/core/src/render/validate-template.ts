@@ -1,4 +1,4 @@
-import { compileSource, formatSourceError } from "./compile";
+import { compileSource, formatSourceError } from "@svc/jinja";
 import { chooseLocale } from "./locale";
 import { DEFAULT_TEMPLATE_LOCALE, TEMPLATE_FIELDS, type TemplateDefinition } from "./template-types";
 

@@ -1,4 +1,4 @@
-import { compileSource } from "@svc/core";
+import { compileSource } from "@svc/jinja";
 
 /** Compiles one template string (a digest grouping key) at write time: null when fine, else the error (`line 1: …`). */
 export function checkTemplateString(source: string): string | null {

@@ -1,8 +1,9 @@
 // A render thread whose language has two filters nobody budgeted: `spin` never returns and
 // `swell` allocates without end. The hard ceiling must hold against them (render-pool.test.ts).
-import "@svc/core";
-// The core's own (unexported) environment, the one its renders use: resolved to the same file.
-import { getEnvironment } from "../../../../core/src/render/environment";
+import "@svc/jinja";
+// The template language's own (unexported) environment, the one its renders use: resolved to the
+// same file as @svc/jinja's.
+import { getEnvironment } from "../../../../jinja/src/environment";
 import { decodeRenderTask, runRenderTask, type RenderWire } from "../render-task";
 
 for (const html of [false, true]) {

@@ -1,8 +1,8 @@
 import nunjucks from "nunjucks";
 
-// Syntax-tree nodes for the Jinja2 constructs nunjucks has no node for. They are registered in
-// nunjucks' node table under their type names (its tree walker rebuilds nodes by that name) and
-// compiled by the `compile<TypeName>` methods in compiler/.
+// Syntax-tree nodes for the Jinja2 constructs nunjucks has no node for. src/nunjucks-patches.ts
+// registers them in nunjucks' node table under their type names (its tree walker rebuilds nodes by
+// that name); the `compile<TypeName>` methods in compiler/ compile them.
 
 const { Node, NodeList } = nunjucks.nodes as any;
 
@@ -22,10 +22,6 @@ export const jinjaNodes = {
   /** `with a = 1, b = 2`: targets and values are NodeLists. */
   With: Node.extend("JinjaWith", { fields: ["targets", "values", "body"] }),
 };
-
-for (const type of Object.values(jinjaNodes)) {
-  (nunjucks.nodes as any)[new type(0, 0).typename] = type;
-}
 
 /** The node types template expressions may now contain (nunjucks checks expression types). */
 export const EXPRESSION_NODE_TYPES = [jinjaNodes.Tuple, jinjaNodes.Slice, jinjaNodes.Test, jinjaNodes.Truthy];

@@ -165,7 +165,7 @@ function xmlattr(this: FilterContext, value: unknown, autospace: unknown = true)
  * them, in one pass: that expression tries every `open` without a later `close` against the whole
  * rest of the text, which is quadratic (260,000 `<` stalled the process for seconds).
  */
-export function removeSpans(text: string, open: string, close: string): string {
+function removeSpans(text: string, open: string, close: string): string {
   let out = "";
   let from = 0;
   for (;;) {

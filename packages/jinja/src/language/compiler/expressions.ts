@@ -31,7 +31,7 @@ const COMPARE_HELPERS: Record<string, string> = {
 };
 
 /** Records the node's position first, so an error it raises is reported on its line. */
-export function position(node: any): string {
+function position(node: any): string {
   return `lineno = ${Number(node.lineno)}, colno = ${Number(node.colno)}, `;
 }
 

@@ -2,7 +2,7 @@ import { tick } from "../../render-budget";
 import { bindArgs } from "../call-args";
 import { lookupMember } from "../members";
 import { order } from "../operators";
-import { isStr, pyTuple, PyTypeError } from "../values";
+import { isStr, pyTuple } from "../values";
 
 // Shared by the filter families: Python-style signatures, Jinja2's attribute getters and
 // Python's sort order.
@@ -74,10 +74,4 @@ export function pySorted<T>(items: readonly T[], key: (item: T) => unknown, reve
     return (reverse ? order("<", b.key, a.key) : order("<", a.key, b.key)) || 0;
   });
   return keyed.map((entry) => entry.item);
-}
-
-export function toInteger(value: unknown, what: string): number {
-  if ((typeof value === "number" && Number.isInteger(value)) || typeof value === "boolean")
-    return Number(value);
-  throw new PyTypeError(`${what} must be an integer`);
 }

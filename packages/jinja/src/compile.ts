@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import nunjucks from "nunjucks";
+import type nunjucks from "nunjucks";
 import { getEnvironment } from "./environment";
 import { LruCache } from "./lru-cache";
+import { applyNunjucksPatches } from "./nunjucks-patches";
 import { findUnsupported } from "./unsupported";
-import type { TemplateSourceError } from "./template-types";
+import type { TemplateSourceError } from "./template-source-error";
 import { currentErrorLine, RENDER_TIME_LIMIT_MS, withRenderBudget } from "./render-budget";
 
 export type CompiledSource =
@@ -42,7 +43,7 @@ export function compileSource(source: string, options: { html?: boolean } = {}):
 function compileUncached(source: string, html: boolean): CompiledSource {
   const env = getEnvironment(html);
   try {
-    const template = new nunjucks.Template(source, env);
+    const template = new (applyNunjucksPatches().Template)(source, env);
     template.compile();
     const unsupported = findUnsupported(source, env);
     return unsupported ? { ok: false, error: unsupported } : { ok: true, template };

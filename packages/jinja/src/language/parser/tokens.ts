@@ -2,7 +2,8 @@ import nunjucks from "nunjucks";
 
 // Token helpers shared by the parser patches (nunjucks' lexer is kept; its tokens are read here).
 
-export const { nodes, lexer } = nunjucks as any;
+export const { nodes } = nunjucks as any;
+const { lexer } = nunjucks as any;
 
 export const T = {
   string: lexer.TOKEN_STRING,

@@ -1,5 +1,5 @@
-// nunjucks 3.2 ships without types; only what this folder uses is declared. Its runtime,
-// compiler, parser and nodes are internals the Jinja2 setup patches (see environment.ts).
+// nunjucks 3.2 ships without types; only what this package uses is declared. Its runtime,
+// compiler, parser, lexer, nodes and transformer are internals that nunjucks-patches.ts extends.
 declare module "nunjucks" {
   namespace nunjucks {
     interface EnvironmentOptions {
@@ -31,13 +31,23 @@ declare module "nunjucks" {
       [field: string]: any;
     }
     const runtime: Record<string, any>;
-    const compiler: { Compiler: { prototype: Record<string, any> } };
+    /** A class of nunjucks' own (lexer, parser, compiler): extended, never changed. */
+    interface InternalClass {
+      new (...args: any[]): any;
+      prototype: Record<string, any>;
+    }
+    const compiler: { Compiler: InternalClass };
     const parser: {
       parse(src: string, extensions?: unknown[], opts?: EnvironmentOptions): AstNode;
-      Parser: { prototype: Record<string, any> };
+      Parser: InternalClass;
     };
     const lexer: Record<string, any>;
     const nodes: Record<string, unknown>;
   }
   export = nunjucks;
+}
+
+declare module "nunjucks/src/transformer" {
+  /** nunjucks' pass between parsing and compiling (async filters, `super()` in blocks). */
+  export function transform(ast: unknown, asyncFilters: unknown, name: string | undefined): unknown;
 }

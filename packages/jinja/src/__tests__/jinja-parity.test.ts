@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { renderSource } from "../compile";
-import { DIFFERENCES } from "../jinja/differences";
+import { DIFFERENCES } from "../language/differences";
 import { CORPUS, CORPUS_DATA } from "./jinja-parity/corpus";
 import { jinja2Version, renderWithJinja2, type ReferenceResult } from "./jinja-parity/jinja2-reference";
 
@@ -65,7 +65,7 @@ describe("documented differences from Jinja2", () => {
   );
 
   it("are the ones docs/templates.md lists", () => {
-    const docs = readFileSync(path.join(__dirname, "../../../../../docs/templates.md"), "utf8");
+    const docs = readFileSync(path.join(__dirname, "../../../../docs/templates.md"), "utf8");
     for (const { source } of DIFFERENCES) expect(docs).toContain(source);
   });
 });

@@ -1,6 +1,7 @@
 import nunjucks from "nunjucks";
-import { jinjaNodes, LEFT_OUT_FILTERS } from "./jinja";
-import type { TemplateSourceError } from "./template-types";
+import { jinjaNodes, LEFT_OUT_FILTERS } from "./language";
+import { applyNunjucksPatches } from "./nunjucks-patches";
+import type { TemplateSourceError } from "./template-source-error";
 
 // What nunjucks would only notice while rendering, and maybe never (a branch not taken): refused
 // when a template is saved, with the line and the name (docs/templates.md, "Errors").
@@ -38,7 +39,7 @@ function checkNamedArgument(filter: nunjucks.AstNode, env: nunjucks.Environment)
 }
 
 export function findUnsupported(source: string, env: nunjucks.Environment): TemplateSourceError | null {
-  const ast = nunjucks.parser.parse(source, (env as any).extensionsList, env.opts);
+  const ast = applyNunjucksPatches().parse(source, env);
   for (const [nodeType, tag] of UNSUPPORTED_TAGS) {
     const [node] = ast.findAll(nunjucks.nodes[nodeType]);
     if (node)

@@ -44,7 +44,7 @@ export function pySplitLines(self: string, keepEnds = false): string[] {
  * `self` without the characters at its end that `strip` says to drop, read backwards: a pattern
  * such as `[ ]+$` retries from every start of a long run that does not reach the end (quadratic).
  */
-export function withoutTrailing(self: string, strip: (char: string) => boolean): string {
+function withoutTrailing(self: string, strip: (char: string) => boolean): string {
   let end = self.length;
   while (end > 0) {
     const low = self.charCodeAt(end - 1);
@@ -61,7 +61,7 @@ export function withoutTrailing(self: string, strip: (char: string) => boolean):
   return end === self.length ? self : self.slice(0, end);
 }
 
-export const isPySpace = (char: string): boolean => SPACE_CHAR.test(char);
+const isPySpace = (char: string): boolean => SPACE_CHAR.test(char);
 
 export function pyStrip(self: string, chars: unknown, leading: boolean, trailing: boolean): string {
   if (chars === undefined || chars === null) {
@@ -82,7 +82,7 @@ export function pyStrip(self: string, chars: unknown, leading: boolean, trailing
 }
 
 /** str.split(sep=None, maxsplit=-1). */
-export function pySplit(self: string, sep: unknown, maxsplit: unknown): string[] {
+function pySplit(self: string, sep: unknown, maxsplit: unknown): string[] {
   const limit = maxsplit === undefined || maxsplit === null ? -1 : Number(maxsplit);
   if (sep === undefined || sep === null) {
     const out: string[] = [];
@@ -193,7 +193,7 @@ function prefixes(value: unknown): string[] {
 const isCased = (self: string) => /[\p{Lu}\p{Ll}\p{Lt}]/u.test(self);
 
 /** Python's str.title(): a letter after a non-letter is upper-cased, the rest lower-cased. */
-export function pyTitle(self: string): string {
+function pyTitle(self: string): string {
   return self.replace(/\p{L}+/gu, (word) => {
     tick();
     return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();

@@ -44,14 +44,14 @@ function roundDigits(digits: string, keep: number): string {
   return (BigInt(kept || "0") + 1n).toString().padStart(keep, "0");
 }
 
-export interface FixedParts {
+interface FixedParts {
   negative: boolean;
   whole: string;
   fraction: string;
 }
 
 /** x with `precision` digits after the point (negative precision rounds to tens, hundreds...). */
-export function fixedParts(x: number, precision: number): FixedParts {
+function fixedParts(x: number, precision: number): FixedParts {
   const { negative, digits, scale } = exactDecimal(x);
   const intLength = digits.length - scale; // digits before the point (may be <= 0)
   const padded = intLength <= 0 ? "0".repeat(1 - intLength) + digits : digits;

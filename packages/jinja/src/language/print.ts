@@ -5,7 +5,7 @@ import { isDict, isSafe, PyDictView, PyFloat, PyRange, PyTuple } from "./values"
 // their items' repr (docs/templates.md, "Values").
 
 /** An object of svc's own template classes (namespace, loop) prints this way. */
-export interface PyPrintable {
+interface PyPrintable {
   pyRepr(): string;
 }
 

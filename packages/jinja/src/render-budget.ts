@@ -10,7 +10,7 @@ export const RENDER_MAX_WIDTH = 10_000;
 /** Characters or items one `*` repetition may build. */
 export const RENDER_MAX_REPEAT = 1_000_000;
 /** Characters one filter, method or operator may build, and one field may print in all. */
-export const RENDER_MAX_TEXT = 10_000_000;
+const RENDER_MAX_TEXT = 10_000_000;
 
 export class RenderLimitError extends Error {
   constructor(detail: string) {

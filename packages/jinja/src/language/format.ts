@@ -81,7 +81,7 @@ function convert(value: unknown, code: string, flags: string, precision: number 
 }
 
 /** `format % args`: args is a tuple of values, a dict for `%(name)s`, or one value. */
-export function percentFormat(format: string, args: unknown): string {
+function percentFormat(format: string, args: unknown): string {
   const queue = new ArgumentQueue(args);
   let out = "";
   let last = 0;

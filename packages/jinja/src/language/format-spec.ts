@@ -23,7 +23,7 @@ export interface Spec extends NumberSpec {
 
 const SPEC = /^(?:([\s\S])?([<>=^]))?([-+ ])?(z)?(#)?(0)?(\d+)?([,_])?(?:\.(\d+))?([a-zA-Z%])?$/;
 
-export function parseSpec(text: string): Spec {
+function parseSpec(text: string): Spec {
   const match = SPEC.exec(text);
   if (!match) throw new PyValueError("Invalid format specifier");
   const [, fill, align, sign, , alternate, zero, width, grouping, precision, type] = match;
