@@ -5,16 +5,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createApiKey } from "@svc/engine";
-import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
-import { waitFor } from "@svc/testkit";
+import { createPrisma } from "@svc/store";
+import { reserveTestDatabase, waitFor } from "@svc/testkit";
 
 // `api.processes: 2`: the supervisor prepares once (one secret key file, migrations), forks two
 // API processes on one port, replaces one that dies, and on SIGTERM to itself alone (as
 // `docker stop` sends it) drains both and exits 0.
 
 const ROOT = path.resolve(__dirname, "..");
-const BASE_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const databaseUrl = withDatabaseName(BASE_URL, `svc_test_processes_${randomBytes(4).toString("hex")}`);
+// The processes under test create and migrate it; afterAll drops it.
+const database = reserveTestDatabase("processes");
+const { databaseUrl } = database;
 const port = 20000 + Math.floor(Math.random() * 20000);
 const cwd = mkdtempSync(path.join(tmpdir(), "svc-processes-"));
 let supervisor: ChildProcess | undefined;
@@ -64,7 +65,7 @@ afterAll(async () => {
     for (const pid of childrenOf(supervisor.pid)) process.kill(pid, "SIGKILL");
     supervisor.kill("SIGKILL");
   }
-  await dropDatabase(databaseUrl);
+  await database.drop();
 }, 60_000);
 
 it("serves from two processes, replaces a dead one, and drains both on SIGTERM", async () => {

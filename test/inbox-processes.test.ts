@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { createApiKey } from "@svc/engine";
-import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
+import { createPrisma } from "@svc/store";
 import {
   freePort,
   openEventStream,
+  reserveTestDatabase,
   SourceProcesses,
   waitFor,
   type EventStream,
@@ -17,8 +18,9 @@ import {
 // the item and sends it within a second. A client that lost API 2 resumes on API 1 with
 // Last-Event-ID and misses nothing.
 
-const BASE_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const databaseUrl = withDatabaseName(BASE_URL, `svc_test_inbox_proc_${randomBytes(4).toString("hex")}`);
+// The processes under test create and migrate it; afterAll drops it.
+const database = reserveTestDatabase("inbox_proc");
+const { databaseUrl } = database;
 const env = {
   PATH: process.env.PATH,
   DATABASE_URL: databaseUrl,
@@ -37,7 +39,7 @@ const answers = (url: string) => processes.answers(url);
 afterAll(async () => {
   for (const s of streams) s.close();
   processes.killAll();
-  await dropDatabase(databaseUrl);
+  await database.drop();
 }, 60_000);
 
 it("an item sent through one API process reaches a stream on another, delivered by a worker process", async () => {

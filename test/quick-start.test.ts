@@ -2,8 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Client } from "pg";
-import { dropDatabase, withDatabaseName } from "@svc/store";
-import { fleetServices, pooledUrl, waitFor } from "@svc/testkit";
+import { fleetServices, pooledUrl, reserveTestDatabase, waitFor } from "@svc/testkit";
 
 // The README's first command (`npm start`) on an empty database: it builds, creates the database,
 // applies migrations, starts the API with embedded workers, and /readyz answers 200. Under the fleet
@@ -11,9 +10,9 @@ import { fleetServices, pooledUrl, waitFor } from "@svc/testkit";
 // REDIS_CLUSTER_NODES, DATABASE_URL through PgBouncer in transaction mode, DATABASE_DIRECT_URL beside it.
 
 const ROOT = path.resolve(__dirname, "..");
-const BASE_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const databaseName = `svc_test_quickstart_${randomBytes(4).toString("hex")}`;
-const databaseUrl = withDatabaseName(BASE_URL, databaseName);
+// `npm start` creates it; afterAll drops it.
+const database = reserveTestDatabase("quickstart");
+const { databaseUrl } = database;
 const port = 20000 + Math.floor(Math.random() * 20000);
 const fleet = fleetServices();
 const connections = fleet
@@ -33,7 +32,7 @@ afterAll(async () => {
     process.kill(-child.pid, "SIGKILL");
     await exited;
   }
-  await dropDatabase(databaseUrl);
+  await database.drop();
 }, 60_000);
 
 it("`npm start` on an empty database reaches /readyz 200 and shuts down cleanly on SIGTERM", async () => {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { newId } from "@svc/core";
 import { createApiKey } from "@svc/engine";
-import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
-import { freePort, SourceProcesses, waitFor } from "@svc/testkit";
+import { createPrisma } from "@svc/store";
+import { freePort, reserveTestDatabase, SourceProcesses, waitFor } from "@svc/testkit";
 import { pythonVerifies, WebhookReceiver } from "../apps/api/src/__tests__/webhook-receiver";
 
 // A crash between the status write and the send (docs/webhooks.md "Delivery that loses nothing"):
@@ -11,8 +11,9 @@ import { pythonVerifies, WebhookReceiver } from "../apps/api/src/__tests__/webho
 // `message.sent` event: one event id per sent message (repeats of an id allowed, receivers drop
 // them), none for a message that was not sent, every post signed.
 
-const BASE_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const databaseUrl = withDatabaseName(BASE_URL, `svc_test_webhooks_crash_${randomBytes(4).toString("hex")}`);
+// The processes under test create and migrate it; afterAll drops it.
+const database = reserveTestDatabase("webhooks_crash");
+const { databaseUrl } = database;
 const env = {
   PATH: process.env.PATH,
   DATABASE_URL: databaseUrl,
@@ -38,7 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   processes.killAll();
   await receiver.close();
-  await dropDatabase(databaseUrl);
+  await database.drop();
 }, 60_000);
 
 it("a worker killed mid-send loses no message.sent event and invents none", async () => {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { newId } from "@svc/core";
 import { createApiKey } from "@svc/engine";
-import { createPrisma, dropDatabase, withDatabaseName } from "@svc/store";
-import { freePort, SourceProcesses, waitFor } from "@svc/testkit";
+import { createPrisma } from "@svc/store";
+import { freePort, reserveTestDatabase, SourceProcesses, waitFor } from "@svc/testkit";
 import { pythonVerifies, WebhookReceiver } from "../apps/api/src/__tests__/webhook-receiver";
 import { startOwnRedis, type OwnRedis } from "../bench/lib/faults/redis-server";
 
@@ -13,8 +13,9 @@ import { startOwnRedis, type OwnRedis } from "../bench/lib/faults/redis-server";
 // jobs. The delivery rows are the truth: the requeue-webhooks sweep adds the jobs again, and every
 // sent message's event arrives, once per event id and signed, within a minute of the restart.
 
-const BASE_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const databaseUrl = withDatabaseName(BASE_URL, `svc_test_webhooks_redis_${randomBytes(4).toString("hex")}`);
+// The processes under test create and migrate it; afterAll drops it.
+const database = reserveTestDatabase("webhooks_redis");
+const { databaseUrl } = database;
 let redis: OwnRedis;
 let processes: SourceProcesses;
 let receiver: WebhookReceiver;
@@ -39,7 +40,7 @@ afterAll(async () => {
   processes.killAll();
   await receiver.close();
   await redis.stop();
-  await dropDatabase(databaseUrl);
+  await database.drop();
 }, 60_000);
 
 it("Redis restarted empty: every message.sent event still arrives, within a minute", async () => {

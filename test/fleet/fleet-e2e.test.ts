@@ -64,6 +64,19 @@ const SETUPS: Record<string, () => Promise<Setup>> = {
   },
 };
 
+/** An answer of the API, with the fields this test reads (events, messages, digests, keys). */
+interface Answer {
+  id: string;
+  status: string;
+  key: string;
+  rule: string;
+  count: number;
+  message_id: string;
+  outcome: { message_id?: string }[];
+  items: Answer[];
+  [field: string]: unknown;
+}
+
 describe.each(Object.keys(SETUPS))("on %s", (name) => {
   let setup: Setup;
   let db: TestDatabase;
@@ -80,7 +93,7 @@ describe.each(Object.keys(SETUPS))("on %s", (name) => {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Answer };
   };
   const ok = async (method: string, path: string, body?: unknown, key?: string) => {
     const res = await call(method, path, body, key);
@@ -197,9 +210,7 @@ describe.each(Object.keys(SETUPS))("on %s", (name) => {
     const digest = await waitFor(
       async () => {
         const page = await ok("GET", "/v1/digests?recipient=p1");
-        const found = (page.items as Record<string, any>[]).find(
-          (d) => d.rule === "roundup" && d.status === "sent",
-        );
+        const found = page.items.find((d) => d.rule === "roundup" && d.status === "sent");
         return found ?? null;
       },
       { timeoutMs: 60_000, intervalMs: 250, what: "the digest sent" },

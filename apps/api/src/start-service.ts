@@ -10,7 +10,7 @@ import { buildApi, shutdownApi } from "./build-api";
 import { answerClientErrorsAsProblems } from "./http/client-errors";
 import { loadOrCreateSecretKey } from "./secret-key-file";
 
-export const MIGRATIONS_DIR = path.resolve(__dirname, "../../../prisma/migrations");
+const MIGRATIONS_DIR = path.resolve(__dirname, "../../../prisma/migrations");
 
 export interface RunningService {
   server: Server;

@@ -13,7 +13,7 @@ export interface ApiTarget {
 }
 
 /** Where the API is and the key to use: --url/--key first, then SVC_URL/SVC_API_KEY. */
-export function resolveApiTarget(env: Env, given: ApiTarget): { url: string; key: string } {
+function resolveApiTarget(env: Env, given: ApiTarget): { url: string; key: string } {
   const url = given.url ?? env.SVC_URL;
   const key = given.key ?? env.SVC_API_KEY;
   if (!url)

@@ -34,7 +34,7 @@ export function printPage<T extends object>(
 }
 
 /** A table cell: `-` for nothing, JSON for objects, one line. */
-export function cell(value: unknown): string {
+function cell(value: unknown): string {
   if (value === null || value === undefined || value === "") return "-";
   const text = typeof value === "object" ? JSON.stringify(value) : String(value);
   return text.replace(/\s*\n\s*/g, " ");

@@ -54,7 +54,7 @@ export interface FaultRunOptions {
   log?: (line: string) => void;
 }
 
-export interface RepeatTrace {
+interface RepeatTrace {
   id: string;
   /** When each send arrived (ms after the fault) and which process sent it. */
   arrivals: { at: number; from: string }[];

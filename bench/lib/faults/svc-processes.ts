@@ -12,7 +12,7 @@ const ROOT = path.resolve(__dirname, "../../..");
 const REGISTER = path.join(ROOT, "scripts/register-ts.cjs");
 const API_MAIN = path.join(ROOT, "apps/api/src/main.ts");
 const WORKER_MAIN = path.join(ROOT, "apps/worker/src/main.ts");
-export const HOOK_SECRET = "faults-hook-secret";
+const HOOK_SECRET = "faults-hook-secret";
 const SECRET_KEY = "f".repeat(48);
 
 /** Settings that make recovery quick enough for a test; the defaults are asserted separately. */
@@ -33,7 +33,7 @@ export interface SvcEnvironment {
 }
 
 /** A warning an svc process logged, by its message and the message id it concerns. */
-export interface LoggedWarning {
+interface LoggedWarning {
   message: string;
   message_id?: string;
 }

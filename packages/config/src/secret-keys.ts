@@ -31,7 +31,7 @@ export function looksLikeSecretKey(name: string): boolean {
 }
 
 /** Environment variables that carry the service's own secrets, by the path people tend to write. */
-export const SECRET_HINTS: Record<string, string> = {
+const SECRET_HINTS: Record<string, string> = {
   secret_key: "SVC_SECRET_KEY",
   "approvals.callback_secret": "SVC_CALLBACK_SECRET",
   "approvals.secret": "SVC_CALLBACK_SECRET",

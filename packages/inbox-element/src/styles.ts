@@ -2,7 +2,7 @@
 // `::part(...)`. Applied as a constructable stylesheet (adoptedStyleSheets), so no inline style is
 // needed and pages with a strict Content-Security-Policy (no 'unsafe-inline') work.
 
-export const CSS = `
+const CSS = `
 :host{--_accent:var(--svc-inbox-accent,#2563eb);--_bg:var(--svc-inbox-bg,#fff);--_fg:var(--svc-inbox-fg,#111827);--_muted:var(--svc-inbox-muted,#6b7280);--_border:var(--svc-inbox-border,#e5e7eb);--_unread:var(--svc-inbox-unread-bg,#eff6ff);position:relative;display:inline-block;font:var(--svc-inbox-font,inherit);color:var(--_fg)}
 *{box-sizing:border-box}
 [hidden]{display:none!important}

@@ -7,7 +7,7 @@ import type { SvcApi } from "./svc-api";
 // them. Schemas come from the OpenAPI document; only the descriptions below are written here,
 // for the agent reading them.
 
-export interface ToolAnnotations {
+interface ToolAnnotations {
   readOnlyHint?: boolean;
   destructiveHint?: boolean;
   idempotentHint?: boolean;

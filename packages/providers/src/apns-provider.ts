@@ -20,7 +20,7 @@ export const apnsSettings = z.object({
 });
 
 // Apple refuses tokens older than an hour and throttles refreshes more often than every 20 minutes.
-export const APNS_TOKEN_MAX_AGE_MS = 50 * 60 * 1000;
+const APNS_TOKEN_MAX_AGE_MS = 50 * 60 * 1000;
 
 /** A stable UUID from the message id, so a repeated send carries the same apns-id. */
 export function apnsId(messageId: string): string {
@@ -31,7 +31,7 @@ export function apnsId(messageId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-export function apnsPayload(request: SendRequest, sound: string | undefined) {
+function apnsPayload(request: SendRequest, sound: string | undefined) {
   const { title, body, url, thread } = request.content;
   const aps: Record<string, unknown> = { alert: { title, body } };
   if (thread) aps["thread-id"] = thread;

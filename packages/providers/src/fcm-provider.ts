@@ -7,7 +7,7 @@ import { accepted, retryable, type Provider, type SendRequest } from "./provider
 import { httpUrl, parseSettings, requiredSecret, settingError, timeoutMs } from "./settings";
 import type { ProviderSetup } from "./settings";
 
-export const FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging";
+const FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging";
 const DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token";
 
 export const fcmSettings = z.object({
@@ -18,7 +18,7 @@ export const fcmSettings = z.object({
   timeout_ms: timeoutMs,
 });
 
-export function fcmMessage(request: SendRequest) {
+function fcmMessage(request: SendRequest) {
   const { title, body, url, thread } = request.content;
   const high = request.importance === "high" || request.importance === "critical";
   // FCM data values must be strings; event data stays out (the 4 KB payload limit).

@@ -8,7 +8,7 @@ import { request, type Dispatcher } from "undici";
 import { isOutboundAddressRefused } from "./outbound";
 import { permanent, retryable, type SendFailure } from "./provider";
 
-export interface ResponseHeaders {
+interface ResponseHeaders {
   /** A header's value (several joined by ", "), or null. */
   get(name: string): string | null;
 }

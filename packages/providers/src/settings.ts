@@ -10,7 +10,7 @@ export interface ProviderSetup {
   context: ProviderContext;
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 export const timeoutMs = z.number().int().positive().max(300_000).default(DEFAULT_TIMEOUT_MS);
 export const httpUrl = z
   .string()
@@ -18,7 +18,6 @@ export const httpUrl = z
     error: "expected an http(s) URL",
   })
   .transform((value) => value.replace(/\/+$/, ""));
-export const envName = z.string();
 
 export function parseSettings<Schema extends z.ZodType>(
   schema: Schema,

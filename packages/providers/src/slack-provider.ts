@@ -25,7 +25,7 @@ function mrkdwn(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-export function slackMessage(request: SendRequest) {
+function slackMessage(request: SendRequest) {
   const { title, body, url } = request.content;
   const heading = url ? `*<${url}|${mrkdwn(title)}>*` : `*${mrkdwn(title)}*`;
   return {

@@ -87,7 +87,7 @@ function mailFor(request: SendRequest, settings: z.output<typeof smtpSettings>) 
   };
 }
 
-export function smtpFailure(error: unknown): SendResult {
+function smtpFailure(error: unknown): SendResult {
   const { responseCode, code, command, response } = error as {
     responseCode?: unknown;
     code?: unknown;

@@ -24,7 +24,7 @@ export const twilioSettings = z
     path: ["from"],
   });
 
-export function twilioForm(request: SendRequest, settings: z.output<typeof twilioSettings>): URLSearchParams {
+function twilioForm(request: SendRequest, settings: z.output<typeof twilioSettings>): URLSearchParams {
   const form = new URLSearchParams({ To: request.to });
   if (settings.messaging_service_sid) form.set("MessagingServiceSid", settings.messaging_service_sid);
   else if (settings.from) form.set("From", settings.from);

@@ -10,7 +10,7 @@ export const webhookSettings = z.object({
   timeout_ms: timeoutMs,
 });
 
-export function webhookBody(request: SendRequest): string {
+function webhookBody(request: SendRequest): string {
   return JSON.stringify({
     id: request.messageId,
     channel: request.channel,

@@ -33,7 +33,7 @@ export function pushTopic(thread: string): string {
   return createHash("sha256").update(thread).digest("base64url").slice(0, 32);
 }
 
-export function webpushPayload(request: SendRequest): string {
+function webpushPayload(request: SendRequest): string {
   const { title, body, url, thread } = request.content;
   return JSON.stringify({ title, body, url, thread, id: request.messageId });
 }

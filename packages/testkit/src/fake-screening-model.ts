@@ -4,12 +4,18 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
+/** A request body as parsed JSON; `messages` is the OpenAI-compatible chat form's. */
+interface FakeModelBody {
+  messages?: { role: string; content: string }[];
+  [field: string]: unknown;
+}
+
 export interface FakeModelCall {
   path: string;
   headers: IncomingHttpHeaders;
   /** The request body exactly as received. */
   raw: string;
-  body: Record<string, any>;
+  body: FakeModelBody;
   /** When it arrived (ms since the epoch). */
   at: number;
 }
@@ -56,9 +62,9 @@ export async function startFakeModelServer(
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const raw = Buffer.concat(chunks).toString("utf8");
-      let body: Record<string, any> = {};
+      let body: FakeModelBody = {};
       try {
-        body = JSON.parse(raw) as Record<string, any>;
+        body = JSON.parse(raw) as FakeModelBody;
       } catch {
         // recorded as it came
       }

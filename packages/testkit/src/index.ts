@@ -1,5 +1,5 @@
 // Test helpers only: production code must never import @svc/testkit.
-export { createTestDatabase } from "./test-database";
+export { createTestDatabase, reserveTestDatabase } from "./test-database";
 export type { TestDatabase, CreateTestDatabaseOptions } from "./test-database";
 export { testRedisPrefix, deleteKeysStartingWith } from "./test-redis";
 export type { TestRedisPrefix } from "./test-redis";

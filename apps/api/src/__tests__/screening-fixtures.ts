@@ -61,6 +61,23 @@ export class HookSink {
   }
 }
 
+/** A screening verdict as a message shows it (docs/screening.md). */
+export interface ScreeningVerdict {
+  outcome: string;
+  risks: Record<string, number>;
+  urgency: { importance: string; confidence: number };
+  [field: string]: unknown;
+}
+
+/** A message as `GET /v1/messages/{id}` answers, with the fields these tests read. */
+interface SettledMessage {
+  id: string;
+  status: string;
+  screening: ScreeningVerdict | null;
+  approval_expires_at: string;
+  [field: string]: unknown;
+}
+
 export interface ScreeningBench {
   h: Harness;
   model: FakeModelServer;
@@ -74,7 +91,7 @@ export interface ScreeningBench {
   answers: Map<string, Scripted>;
   send(key: string, title: string, extra?: Record<string, unknown>): Promise<{ id: string }>;
   /** The message once it left `queued` and `sending`. */
-  settled(id: string, timeoutMs?: number): Promise<Record<string, any>>;
+  settled(id: string, timeoutMs?: number): Promise<SettledMessage>;
   close(): Promise<void>;
 }
 
@@ -196,7 +213,7 @@ export async function startScreeningBench(name: string, options: BenchOptions): 
       return waitFor(
         async () => {
           const res = await h.as().get(`/v1/messages/${id}`).expect(200);
-          return ["queued", "sending"].includes(res.body.status) ? null : (res.body as Record<string, any>);
+          return ["queued", "sending"].includes(res.body.status) ? null : (res.body as SettledMessage);
         },
         { timeoutMs, intervalMs: 50, what: `message ${id} settled` },
       );

@@ -6,6 +6,7 @@ import {
   keysDeep,
   startScreeningBench,
   type ScreeningBench,
+  type ScreeningVerdict,
 } from "./screening-fixtures";
 
 // Screening with the `openai` adapter end to end (docs/screening.md "The openai adapter"): a local
@@ -30,13 +31,13 @@ afterAll(async () => {
 });
 
 /** The verdict's numbers come back through exp(log p): compare them to 9 places. */
-function expectVerdict(actual: Record<string, any>, expected: Record<string, any>) {
+function expectVerdict(actual: ScreeningVerdict | null, expected: ScreeningVerdict) {
   const { risks, urgency, ...rest } = expected;
   expect(actual).toMatchObject({ model: MODEL, lowered_from: null, secret_rule: null, error: null, ...rest });
   for (const risk of ["pressure", "deception", "secret"])
-    expect(actual.risks[risk]).toBeCloseTo(risks[risk], 9);
-  expect(actual.urgency.importance).toBe(urgency.importance);
-  expect(actual.urgency.confidence).toBeCloseTo(urgency.confidence, 9);
+    expect(actual!.risks[risk]).toBeCloseTo(risks[risk]!, 9);
+  expect(actual!.urgency.importance).toBe(urgency.importance);
+  expect(actual!.urgency.confidence).toBeCloseTo(urgency.confidence, 9);
 }
 
 describe("outcomes", () => {
@@ -63,12 +64,12 @@ describe("outcomes", () => {
         logprobs: true,
         top_logprobs: 10,
       });
-      expect(call.body.messages.map((m: { role: string }) => m.role)).toEqual(["system", "user"]);
+      expect(call.body.messages?.map((m) => m.role)).toEqual(["system", "user"]);
       expect(call.raw).not.toContain(DATA_CANARY);
       expect(call.raw).not.toContain("alice");
     }
     // The message, as the user turn shows it: the same fields the http adapter posts.
-    const shown = calls[0]!.body.messages[1].content as string;
+    const shown = calls[0]!.body.messages![1]!.content;
     const json = JSON.parse(shown.slice(shown.indexOf("{"), shown.lastIndexOf("}") + 1));
     expect(json).toEqual({
       sender: { agent: "bot", description: "Posts deploy results" },
@@ -77,7 +78,7 @@ describe("outcomes", () => {
       content: { title, body: `Body of ${title}`, url: null, links: [], actions: [] },
     });
     expect(keysDeep(json)).not.toEqual(expect.arrayContaining(["recipient"]));
-    const questions = calls.map((c) => (c.body.messages[1].content as string).split("Question: ")[1]);
+    const questions = calls.map((c) => c.body.messages![1]!.content.split("Question: ")[1]);
     expect(questions.map((q) => q!.slice(0, 24)).sort()).toEqual([
       "Does this notification e",
       "Does this notification l",

@@ -8,7 +8,7 @@ import type { PrismaClient } from "@svc/store";
 // subscriber that reconnects clears too (notices sent meanwhile are lost), and the cache's TTL
 // covers writers that publish nothing (svcctl).
 
-export const API_KEY_NOTICES = "api-keys:changed";
+const API_KEY_NOTICES = "api-keys:changed";
 
 export interface ApiKeyCacheWithNoticesOptions {
   prisma: PrismaClient;

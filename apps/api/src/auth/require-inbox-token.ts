@@ -12,7 +12,7 @@ const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="inbox"' };
 const unauthorized = (detail: string) => new AppError("unauthorized", detail, { headers: CHALLENGE });
 
 /** The one operation that reads the token from the query. */
-export const INBOX_STREAM_ROUTE = "/v1/inbox/stream";
+const INBOX_STREAM_ROUTE = "/v1/inbox/stream";
 
 export function requireInboxToken(deps: InboxTokenDeps): RequestHandler {
   return async (req, res, next) => {

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from "express";
+import type { RequestHandler, Response } from "express";
 import { accessDenial, AppError, type Principal } from "@svc/core";
 import { authenticate, type ApiKeyCache } from "@svc/engine";
 import { addLogContext } from "@svc/log";
@@ -34,5 +34,3 @@ export function principalOf(res: Response): Principal {
   if (!principal) throw new AppError("unauthorized", "missing API key");
   return principal;
 }
-
-export type AuthedRequest = Request;

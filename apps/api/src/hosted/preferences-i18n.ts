@@ -1,7 +1,7 @@
 // Strings of the hosted preference pages. English is complete and the fallback; other languages
 // may leave keys out. The person's locale picks the language (`de-AT` → `de`).
 
-export interface PageStrings {
+interface PageStrings {
   title: string;
   intro: string;
   categoriesLegend: string;

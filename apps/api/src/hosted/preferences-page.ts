@@ -4,7 +4,7 @@ import { fill, stringsFor, type Strings } from "./preferences-i18n";
 
 // Server-rendered pages; no JavaScript. Links are relative so a path prefix in api.public_url works.
 
-export const categoryLabel = (t: Strings, c: { key: string; description: string }) =>
+const categoryLabel = (t: Strings, c: { key: string; description: string }) =>
   t.categoryNames[c.key] ?? (c.description.trim() || c.key);
 
 interface CheckboxGroup {

@@ -226,7 +226,7 @@ function timeElement(at: Date, context: RenderContext): Html {
 }
 
 /** `March 4, 2026 at 2:05 PM UTC` in the page's language and the reviewer's time zone. */
-export function formatInstant(at: Date, { t, timeZone }: Pick<RenderContext, "t" | "timeZone">): string {
+function formatInstant(at: Date, { t, timeZone }: Pick<RenderContext, "t" | "timeZone">): string {
   return new Intl.DateTimeFormat(t.lang, {
     year: "numeric",
     month: "long",

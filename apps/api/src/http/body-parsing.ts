@@ -26,17 +26,17 @@ export interface BodyLimits {
 const JSON_TYPES = ["application/json", "application/*+json"];
 const BROADCASTS = /^\/v1\/broadcasts(\/|$)/;
 /** The text provider's webhook posts a form (docs/texting.md "Twilio"); nothing else of the API does. */
-export const PROVIDER_WEBHOOK_PATH = "/v1/inbound/smsprovider";
+const PROVIDER_WEBHOOK_PATH = "/v1/inbound/smsprovider";
 
 /**
  * How deep a JSON body may nest (docs/api.md "Request rules"). Checked right after parsing, before
  * anything walks the body recursively (validation, the unstorable-text check, JSON Logic, the
  * database's own jsonb parser): a body nested 5,000 deep overflowed the stack in one of them.
  */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** True when `value` nests arrays and objects more than `limit` deep; iterative, never recursive. */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
+function nestsDeeperThan(value: unknown, limit: number): boolean {
   // Two parallel stacks and for…in: no allocation per node, since bodies hold many small objects.
   const values: object[] = [];
   const depths: number[] = [];

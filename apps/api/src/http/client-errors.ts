@@ -33,7 +33,7 @@ const REASONS: Record<number, string> = {
 };
 
 /** The raw HTTP/1.1 answer for a parser error with this `code`. */
-export function clientErrorResponse(code: string | undefined): string {
+function clientErrorResponse(code: string | undefined): string {
   const status = (code && STATUS_BY_CODE[code]) || 400;
   const body = JSON.stringify({
     type: "about:blank",

@@ -6,7 +6,7 @@ import type { Express } from "express";
 // stays without CORS: API keys belong on servers. Mounted before route matching, so preflight
 // requests (OPTIONS) are answered here.
 
-export const INBOX_CORS_PATHS = ["/v1/inbox", "/inbox.js"];
+const INBOX_CORS_PATHS = ["/v1/inbox", "/inbox.js"];
 
 export function mountInboxCors(app: Express, allowedOrigins: readonly string[]): void {
   if (allowedOrigins.length === 0) return;

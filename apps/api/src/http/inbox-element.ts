@@ -8,10 +8,7 @@ import { AppError } from "@svc/core";
 // packages/inbox-element by `npm run build` (and `npm ci`). Read once; revalidated by ETag.
 
 export const INBOX_ELEMENT_PATH = "/inbox.js";
-export const INBOX_ELEMENT_BUNDLE = path.resolve(
-  __dirname,
-  "../../../../packages/inbox-element/dist/inbox.js",
-);
+const INBOX_ELEMENT_BUNDLE = path.resolve(__dirname, "../../../../packages/inbox-element/dist/inbox.js");
 
 export function inboxElement(bundle: string = INBOX_ELEMENT_BUNDLE): RequestHandler {
   let loaded: Promise<{ body: Buffer; etag: string }> | null = null;

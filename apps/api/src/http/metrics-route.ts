@@ -6,7 +6,7 @@ import { scrapeMetrics, type Queues } from "@svc/queue";
 import type { PrismaClient } from "@svc/store";
 import { isSupervisedApiProcess, metricsOfAllApiProcesses } from "../api-processes";
 
-export const METRICS_PATH = "/metrics";
+const METRICS_PATH = "/metrics";
 
 /**
  * `GET /metrics` on the API's own port, for an admin key only (Prometheus sends it as a bearer

@@ -9,7 +9,7 @@ const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 type Method = (typeof METHODS)[number];
 
 /** `/v1/agents/:key` and `/v1/agents/{id}` both become `/v1/agents/:` (parameter names differ between the two). */
-export function pathShape(path: string): string {
+function pathShape(path: string): string {
   return path.replace(/:[A-Za-z0-9_]+|\{[^}]+\}/g, ":").toLowerCase();
 }
 

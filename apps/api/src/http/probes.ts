@@ -11,7 +11,7 @@ import type { Logger } from "@svc/log";
  */
 export type ReadinessCheck = () => Promise<unknown>;
 
-export interface DetailedReadiness {
+interface DetailedReadiness {
   ready: boolean;
   details: Record<string, unknown>;
 }
@@ -19,9 +19,9 @@ export interface DetailedReadiness {
 const isDetailed = (value: unknown): value is DetailedReadiness =>
   typeof value === "object" && value !== null && "ready" in value && "details" in value;
 
-export type CheckResult = "ok" | "failed";
+type CheckResult = "ok" | "failed";
 
-export const READINESS_TIMEOUT_MS = 2000;
+const READINESS_TIMEOUT_MS = 2000;
 
 class NotReadyError extends Error {
   constructor(

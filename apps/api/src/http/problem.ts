@@ -37,7 +37,7 @@ export function fromAppError(err: AppError): ProblemInput {
   };
 }
 
-export const titleFor = (status: number): string => STATUS_TITLE[status] ?? STATUS_CODES[status] ?? "Error";
+const titleFor = (status: number): string => STATUS_TITLE[status] ?? STATUS_CODES[status] ?? "Error";
 
 /** The request path without the query string (queries may carry tokens). */
 export const requestPath = (req: Request): string => req.originalUrl.split("?")[0] ?? "/";

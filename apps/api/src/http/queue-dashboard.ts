@@ -7,14 +7,14 @@ import { authenticate } from "@svc/engine";
 import { QUEUE_NAMES, type Queues } from "@svc/queue";
 import type { PrismaClient } from "@svc/store";
 
-export const QUEUE_DASHBOARD_PATH = "/admin/queues";
+const QUEUE_DASHBOARD_PATH = "/admin/queues";
 const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="svc queues", charset="UTF-8"' };
 
 /**
  * Operators' BullMQ dashboard. Browsers cannot send bearer tokens, so it takes HTTP Basic with an
  * admin API key as the password (any user name): the one place that answers with a Basic challenge.
  */
-export function basicAdminAuth(deps: { prisma: PrismaClient; now: () => Date }): RequestHandler {
+function basicAdminAuth(deps: { prisma: PrismaClient; now: () => Date }): RequestHandler {
   return async (req, _res, next) => {
     const header = req.headers.authorization ?? "";
     const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);

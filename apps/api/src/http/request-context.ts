@@ -8,9 +8,9 @@ import { loggablePath } from "./loggable-path";
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export const REQUEST_ID_HEADER = "X-Request-Id";
+const REQUEST_ID_HEADER = "X-Request-Id";
 
-export function acceptRequestId(header: string | undefined): string {
+function acceptRequestId(header: string | undefined): string {
   return header !== undefined && SANE_REQUEST_ID.test(header) ? header : randomUUID();
 }
 

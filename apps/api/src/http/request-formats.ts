@@ -9,7 +9,7 @@ const EARLIEST = Date.parse("0001-01-01T00:00:00.000Z");
 const LATEST = Date.parse("9999-12-31T23:59:59.999Z");
 const rfc3339 = fullFormats["date-time"] as { validate: (value: string) => boolean };
 
-export function isStorableDateTime(value: string): boolean {
+function isStorableDateTime(value: string): boolean {
   if (!rfc3339.validate(value)) return false;
   const at = Date.parse(value);
   return Number.isFinite(at) && at >= EARLIEST && at <= LATEST;

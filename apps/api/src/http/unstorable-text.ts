@@ -17,7 +17,7 @@ const NUL_MSG = "contains the character \\u0000, which cannot be stored";
 const SURROGATE_MSG = "contains an unpaired UTF-16 surrogate, which cannot be stored";
 
 /** Why `text` cannot be stored, or null. */
-export function unstorableText(text: string): string | null {
+function unstorableText(text: string): string | null {
   if (text.includes("\u0000")) return NUL_MSG;
   if (LONE_SURROGATE.test(text)) return SURROGATE_MSG;
   return null;

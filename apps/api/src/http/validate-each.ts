@@ -13,7 +13,7 @@ import { summarizeIssues, toValidationIssues } from "./validation-issues";
 // validator sees the list with items of any shape; this middleware, right after it, validates
 // each item with the same ajv setup and the document's own item schema, so docs and behaviour agree.
 
-export const VALIDATE_EACH = "x-svc-validate-each";
+const VALIDATE_EACH = "x-svc-validate-each";
 
 type Schema = Record<string, unknown>;
 type Operation = Schema & { [VALIDATE_EACH]?: string };

@@ -6,9 +6,9 @@ import { pageQuery } from "../http/page-query";
 // mapped once (docs/api.md, "Admin resources").
 
 interface KeyedResource<View> {
-  create(key: string, input: any, now: Date): Promise<View>;
-  replace(key: string, input: any, now: Date): Promise<{ created: boolean; view: View }>;
-  update(key: string, input: any): Promise<View>;
+  create(key: string, input: unknown, now: Date): Promise<View>;
+  replace(key: string, input: unknown, now: Date): Promise<{ created: boolean; view: View }>;
+  update(key: string, input: unknown): Promise<View>;
   get(key: string): Promise<View>;
   list(request: { limit?: number; cursor?: string }): Promise<unknown>;
   remove(key: string): Promise<void>;

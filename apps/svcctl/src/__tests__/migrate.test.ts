@@ -1,17 +1,15 @@
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
-import { dropDatabase, withDatabaseName } from "@svc/store";
-import { MIGRATIONS_DIR, TEST_SERVER_URL } from "@svc/testkit";
+import { MIGRATIONS_DIR, reserveTestDatabase } from "@svc/testkit";
 import { MIGRATIONS_DIR as CLI_MIGRATIONS_DIR, SCHEMA_PATH } from "../session";
 import { svcctl } from "./harness";
 
 // `svcctl migrate` on a database that does not exist yet, then against the migrated one.
 
-const name = `svc_test_svcctl_migrate_${randomBytes(5).toString("hex")}`;
-const databaseUrl = withDatabaseName(TEST_SERVER_URL, name);
+const database = reserveTestDatabase("svcctl_migrate");
+const { name, databaseUrl } = database;
 const env = { DATABASE_URL: databaseUrl };
 const MIGRATIONS = fs
   .readdirSync(MIGRATIONS_DIR, { withFileTypes: true })
@@ -19,7 +17,7 @@ const MIGRATIONS = fs
   .map((entry) => entry.name)
   .sort();
 
-afterAll(() => dropDatabase(databaseUrl));
+afterAll(() => database.drop());
 
 async function sql(statement: string): Promise<void> {
   const client = new Client({ connectionString: databaseUrl });

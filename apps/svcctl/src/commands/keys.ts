@@ -122,7 +122,7 @@ export function keysCommand(parent: Command, s: Session): Command {
   return keys;
 }
 
-export function statusOf(key: ApiKeyView, now: Date): "active" | "revoked" | "expired" {
+function statusOf(key: ApiKeyView, now: Date): "active" | "revoked" | "expired" {
   if (key.revoked_at) return "revoked";
   if (key.expires_at && Date.parse(key.expires_at) <= now.getTime()) return "expired";
   return "active";

@@ -2,37 +2,23 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Client } from "pg";
-import { deleteKeysStartingWith, waitFor as poll } from "@svc/testkit";
+import { createTestDatabase, deleteKeysStartingWith, waitFor as poll } from "@svc/testkit";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 
 export function scratchName(label: string): string {
   return `${label}_${randomBytes(4).toString("hex")}`;
 }
 
-/** Creates `svc_test_queue_<random>` with the effect tables; returns its URL and a dropper. */
+/** An empty test database (`svc_test_queue_<random>`, testkit) with the effect tables; its URL and a dropper. */
 export async function createScratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = scratchName("svc_test_queue");
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
-  const client = new Client({ connectionString: url });
+  const db = await createTestDatabase("queue", { migrate: false });
+  const client = new Client({ connectionString: db.databaseUrl });
   await client.connect();
   await client.query(`CREATE TABLE effects (job_id text PRIMARY KEY, worker text NOT NULL)`);
   await client.query(`CREATE TABLE done (job_id text PRIMARY KEY)`);
   await client.end();
-  return {
-    url,
-    drop: async () => {
-      const dropper = new Client({ connectionString: ADMIN_URL });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
+  return { url: db.databaseUrl, drop: () => db.drop() };
 }
 
 export async function dropPrefix(prefix: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { Client } from "pg";
 import { createQueues, type Queues } from "@svc/queue";
+import { createTestDatabase, type TestDatabase } from "@svc/testkit";
 import { REDIS_URL, dropPrefix, scratchName, waitFor } from "./harness";
 
 // The real entry point as a child process: config from the environment, `--queues` selection,
@@ -12,26 +12,14 @@ const REGISTER = path.join(__dirname, "../../../../scripts/register-ts.cjs");
 const prefix = scratchName("svc-test-main");
 let queues: Queues;
 // Its own empty database (the worker migrates it at start), never the shared default `svc` one.
-const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const database = scratchName("svc_test_main");
-const DATABASE_URL = ADMIN_URL.replace(/\/[^/]*$/, `/${database}`);
-
-async function admin(sql: string) {
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+let database: TestDatabase;
 
 function runMain(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ["-r", REGISTER, MAIN, ...args], {
     env: {
       PATH: process.env.PATH,
       REDIS_URL,
-      DATABASE_URL,
+      DATABASE_URL: database.databaseUrl,
       SVC__REDIS__PREFIX: prefix,
       SVC__LOG__LEVEL: "warn",
       ...env,
@@ -46,14 +34,14 @@ function runMain(args: string[], env: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${database}`);
+  database = await createTestDatabase("worker_main", { migrate: false });
   queues = createQueues({ redisUrl: REDIS_URL, prefix });
   await queues.ready();
 });
 afterAll(async () => {
   await queues.close();
   await dropPrefix(prefix);
-  await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  await database?.drop();
 });
 
 describe("worker main", () => {

@@ -15,7 +15,7 @@ export interface TableShape {
   foreignKeys: ForeignKeyShape[];
 }
 
-export interface ColumnShape {
+interface ColumnShape {
   name: string;
   /** In `format_type()` spelling, normalised (see normaliseType). */
   type: string;

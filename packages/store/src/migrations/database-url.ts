@@ -14,7 +14,7 @@ export function withDatabaseName(databaseUrl: string, name: string): string {
   return url.toString();
 }
 
-export function quoteIdentifier(name: string): string {
+function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 

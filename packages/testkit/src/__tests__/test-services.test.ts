@@ -1,7 +1,14 @@
 import Redis from "ioredis";
 import { Client } from "pg";
 import { readMigrationFiles } from "@svc/store";
-import { createTestDatabase, MIGRATIONS_DIR, testRedisPrefix, TEST_REDIS_URL, TEST_SERVER_URL } from "..";
+import {
+  createTestDatabase,
+  MIGRATIONS_DIR,
+  reserveTestDatabase,
+  testRedisPrefix,
+  TEST_REDIS_URL,
+  TEST_SERVER_URL,
+} from "..";
 
 async function databaseExists(name: string): Promise<boolean> {
   const client = new Client({ connectionString: TEST_SERVER_URL });
@@ -30,6 +37,38 @@ describe("createTestDatabase", () => {
     expect(await databaseExists(db.name)).toBe(false);
     await db.drop(); // idempotent
     expect(() => db.prisma).toThrow(`test database ${db.name} was dropped`);
+  });
+
+  it("makes an empty database when asked not to migrate", async () => {
+    const db = await createTestDatabase("empty", { migrate: false });
+    try {
+      expect(await databaseExists(db.name)).toBe(true);
+      const tables = await db.prisma.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`;
+      expect(tables[0]!.n).toBe(0);
+    } finally {
+      await db.drop();
+    }
+    expect(await databaseExists(db.name)).toBe(false);
+  });
+});
+
+describe("reserveTestDatabase", () => {
+  it("names a database on the test server without creating it, and drops what was made of it", async () => {
+    const db = reserveTestDatabase("reserved");
+    expect(db.name).toMatch(/^svc_test_reserved_[0-9a-f]{10}$/);
+    expect(new URL(db.databaseUrl).pathname).toBe(`/${db.name}`);
+    expect(new URL(db.databaseUrl).host).toBe(new URL(TEST_SERVER_URL).host);
+    expect(await databaseExists(db.name)).toBe(false);
+    await db.drop(); // nothing made yet: no error
+
+    const made = reserveTestDatabase("reserved");
+    const admin = new Client({ connectionString: TEST_SERVER_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${made.name}`).finally(() => admin.end());
+    expect(await databaseExists(made.name)).toBe(true);
+    await made.drop();
+    expect(await databaseExists(made.name)).toBe(false);
   });
 });
 

@@ -8,10 +8,10 @@ import { REPO_ROOT } from "../services";
 import { freePort, ownProcess, until, type OwnProcess } from "./process-group";
 
 /** The deployment's own PgBouncer settings (docker-compose.yml's `pgbouncer` profile). */
-export const PGBOUNCER_INI = path.join(REPO_ROOT, "deploy", "pgbouncer", "pgbouncer.ini");
+const PGBOUNCER_INI = path.join(REPO_ROOT, "deploy", "pgbouncer", "pgbouncer.ini");
 
 /** `ini` with the values of `settings` replaced (keys of the [pgbouncer] section and `*` of [databases]). */
-export function withSettings(ini: string, settings: Record<string, string>): string {
+function withSettings(ini: string, settings: Record<string, string>): string {
   const left = new Map(Object.entries(settings));
   const lines = ini.split("\n").map((line) => {
     const match = /^\s*([\w*]+)\s*=/.exec(line);

@@ -8,7 +8,7 @@ import { freePort, ownProcess, until, type OwnProcess } from "./process-group";
 // sentinels (quorum: a majority) watching it as `name`. Killing the primary makes the sentinels
 // promote a replica after `downAfterMs`.
 
-export interface SentinelGroupNode {
+interface SentinelGroupNode {
   port: number;
   url: string;
   process: OwnProcess;

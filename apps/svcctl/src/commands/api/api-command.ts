@@ -4,7 +4,7 @@ import type { Schemas } from "@svc/client";
 // Small helpers shared by the commands that talk to the HTTP API (send, events, messages,
 // approvals; later broadcasts): a new group is a file in commands/api/ built from these.
 
-export const IMPORTANCE = ["low", "normal", "high", "critical"] as const;
+const IMPORTANCE = ["low", "normal", "high", "critical"] as const;
 
 /** `--json` on every API command. */
 export function withJson(command: Command, what = "the result"): Command {

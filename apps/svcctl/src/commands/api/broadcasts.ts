@@ -19,7 +19,7 @@ const ACTIONS = [
   ["cancel", "cancel it; its queued messages become cancelled (broadcast cancelled)"],
 ] as const;
 
-export const BROADCAST_FIELDS = [
+const BROADCAST_FIELDS = [
   "id",
   "name",
   "status",

@@ -21,13 +21,20 @@ export interface KeyedRows<Row, Fields> {
   purge(db: PrismaClientOrTransaction, key: string): Promise<void>;
 }
 
+/**
+ * Columns as a table's Prisma delegate takes them to write. This helper serves several tables and
+ * cannot name their input types: `never` lets each table's delegate fit, and the columns built below
+ * (each table's `Fields`, with the JSON columns prepared) are cast to it.
+ */
+type Columns = never;
+
 /** The part of a Prisma model delegate keyed rows use. */
 interface KeyedDelegate<Row> {
   findUnique(args: { where: { key: string } }): Promise<Row | null>;
   findMany(args: { where: object; orderBy: object[]; take: number }): Promise<Row[]>;
-  create(args: { data: any }): Promise<Row>;
-  update(args: { where: { key: string }; data: any }): Promise<Row>;
-  upsert(args: { where: { key: string }; create: any; update: any }): Promise<Row>;
+  create(args: { data: Columns }): Promise<Row>;
+  update(args: { where: { key: string }; data: Columns }): Promise<Row>;
+  upsert(args: { where: { key: string }; create: Columns; update: Columns }): Promise<Row>;
   delete(args: { where: { key: string } }): Promise<Row>;
 }
 
@@ -45,6 +52,7 @@ export function keyedRows<Row, Fields extends object>(options: {
     for (const key of jsonColumns.notNull ?? []) data[key as string] = json(fields[key]);
     return data;
   };
+  const write = (data: Record<string, unknown>) => data as Columns;
   return {
     find: (db, key) => table(db).findUnique({ where: { key } }),
     findPage(db, window) {
@@ -52,12 +60,16 @@ export function keyedRows<Row, Fields extends object>(options: {
       return table(db).findMany({ where: { ...q.where, ...visible }, orderBy: q.orderBy, take: q.take });
     },
     insert: (db, key, fields, now) =>
-      table(db).create({ data: { ...columns(fields), key, created_at: now } }),
+      table(db).create({ data: write({ ...columns(fields), key, created_at: now }) }),
     save(db, key, fields, now) {
       const data = columns(fields);
-      return table(db).upsert({ where: { key }, create: { ...data, key, created_at: now }, update: data });
+      return table(db).upsert({
+        where: { key },
+        create: write({ ...data, key, created_at: now }),
+        update: write(data),
+      });
     },
-    change: (db, key, fields) => table(db).update({ where: { key }, data: columns(fields) }),
+    change: (db, key, fields) => table(db).update({ where: { key }, data: write(columns(fields)) }),
     async purge(db, key) {
       await table(db).delete({ where: { key } });
     },
