@@ -112,7 +112,7 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
   const webhookDeps = { ...deps, dispatcher: webhookDispatcher };
   const webhookSlots = new EndpointSlots(WEBHOOK_PER_ENDPOINT_IN_FLIGHT);
   // The jobs that compose messages deliver the due ones here when this process delivers.
-  const composing = inline ? { ...deps, queues: inline.queues } : deps;
+  const composing = inline ? { ...deps, deliverHere: inline } : deps;
   return {
     handlers: {
       sweep: sweepHandler(sweeps),
@@ -130,7 +130,7 @@ export function buildHandlers(deps: HandlerDeps): HandlerRegistry {
       "send-webhooks": sendWebhooksJob(webhookDeps, webhookSlots),
       // Broadcast chunks hand their due deliveries to this process too (docs/delivery.md "Inline
       // delivery"), and compose no faster than it delivers them (docs/broadcasts.md "How it runs").
-      ...broadcastJobs(inline ? { ...composing, deliveryRoom: () => inline.room() } : composing),
+      ...broadcastJobs(composing),
     },
     sweeps,
     drain: async () => {

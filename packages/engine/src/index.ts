@@ -161,10 +161,10 @@ export {
 } from "./permissions/permission-hook";
 export { endSessionGrantsOf, listSessionGrants, type SessionGrantsView } from "./permissions/session-grants";
 export { maskSecrets, maskSecretsIn } from "./screening/secret-check";
-export { reviewToken } from "./approvals/review-notices";
+export { reviewToken } from "./shared/review-notices";
 
 // Decision callbacks: recorded by a decision, sent by the worker, listed and retried by operators.
-export { callbackJob, recordDecisionCallback, type DecisionCallbackBody } from "./callbacks/record-callback";
+export { callbackJob, recordDecisionCallback, type DecisionCallbackBody } from "./shared/record-callback";
 export { callbackTryJobId } from "./callbacks/callback-retry";
 export { sendCallbackJob, type SendCallbackDeps } from "./callbacks/send-callback";
 export { requeueCallbacksSweep } from "./callbacks/callback-sweeps";
@@ -211,7 +211,7 @@ export {
   WEBHOOK_EVENT_TOPIC,
   type WebhookEmission,
   type WebhookSubjectKind,
-} from "./webhooks/emit";
+} from "./outbox/emit";
 
 // The in-app inbox (docs/inbox.md): the channel's store, tokens for people, the feed, the streams.
 export { inboxStore, type InboxDeliveryDeps } from "./inbox/inbox-delivery";
@@ -237,7 +237,7 @@ export {
   type InboxStreamSink,
   type InboxStreamsDeps,
 } from "./inbox/inbox-streams";
-export { INBOX_TOPICS, inboxNoticeChannel } from "./inbox/inbox-changes";
+export { INBOX_TOPICS, inboxNoticeChannel } from "./shared/inbox-changes";
 
 // Status webhooks (docs/webhooks.md): endpoints, the outbox fan-out, the sender, the deliveries log.
 export {

@@ -31,9 +31,27 @@ export interface JobPayloads {
   "plan-broadcast": { broadcastId: string; run: number };
   /** Sends to one chunk of a broadcast's members; `run` changes with every start and resume. */
   "send-broadcast-chunk": { broadcastId: string; run: number; position: number };
+  /** `sweep` names one of SWEEP_NAMES; a job of a sweep since retired names one no longer there. */
   sweep: { sweep: string };
 }
 export type JobName = keyof JobPayloads;
+
+/** Every recurring sweep (docs/operations.md "Recovery guarantees"): its scheduler id is `sweep-<name>`. */
+export const SWEEP_NAMES = [
+  "requeue-pending-events",
+  "expire-queued",
+  "reclaim-leases",
+  "requeue-due",
+  "close-due-digests",
+  "expire-held-items",
+  "requeue-callbacks",
+  "requeue-webhooks",
+  "requeue-screening",
+  "advance-broadcasts",
+  "apply-retention",
+  "report-dead-jobs",
+] as const;
+export type SweepName = (typeof SWEEP_NAMES)[number];
 export type JobPayload<N extends JobName> = JobPayloads[N];
 
 export interface JobDefinition<N extends JobName> {

@@ -30,10 +30,27 @@ export interface EnqueueOptions {
   lifo?: boolean;
 }
 
-export interface BulkItem<N extends JobName = JobName> {
-  name: N;
-  payload: JobPayload<N>;
-  opts?: EnqueueOptions;
+/** One job of a bulk add; over several names, a union in which each name carries its own payload. */
+export type BulkItem<N extends JobName = JobName> = {
+  [K in N]: { name: K; payload: JobPayload<K>; opts?: EnqueueOptions };
+}[N];
+
+/**
+ * A bulk item whose name is known only as a type parameter (a generic sweep). TypeScript cannot
+ * see that `{ name: N; payload: JobPayload<N> }` is one member of the BulkItem union; this is the
+ * one place that says so.
+ */
+export function bulkItem<N extends JobName>(
+  name: N,
+  payload: JobPayload<N>,
+  opts?: EnqueueOptions,
+): BulkItem {
+  return { name, payload, ...(opts ? { opts } : {}) } as BulkItem;
+}
+
+/** The catalog's id of a bulk item's job (its name and payload travel together). */
+export function bulkJobId<N extends JobName>(item: BulkItem<N>): string {
+  return jobIdFor(item.name, item.payload);
 }
 
 export interface Queues {
@@ -92,6 +109,9 @@ export function createQueues(options: CreateQueuesOptions): Queues {
     if (opts.lifo) options_.lifo = true;
     return options_;
   };
+  // A bulk item's name and payload travel together (BulkItem), so no cast is needed.
+  const bulkJobOptions = <N extends JobName>(item: BulkItem<N>) =>
+    jobOptions(item.name, item.payload, item.opts);
 
   return {
     prefix,
@@ -116,7 +136,7 @@ export function createQueues(options: CreateQueuesOptions): Queues {
         jobs: group.map(({ item }) => ({
           name: item.name,
           data: item.payload,
-          opts: jobOptions(item.name, item.payload as never, item.opts),
+          opts: bulkJobOptions(item),
         })),
       }));
       await ensureConnected();

@@ -1,19 +1,20 @@
 import { metrics } from "@svc/log";
 import type { JobHandler } from "./worker";
+import type { SweepName } from "./catalog";
 import type { Queues } from "./producers";
 
 // Recurring sweeps run as `sweep` jobs on the `scheduler` queue, produced by BullMQ job
 // schedulers: upserting is idempotent, so every worker process may register them at start.
 
 export interface SweepContext {
-  sweep: string;
+  sweep: SweepName;
   /** When this run started; sweeps compare deadlines against it. */
   now: Date;
 }
 
 export interface Sweep {
-  /** Lower-case words joined by '-': the scheduler id and the job's `sweep` field. */
-  name: string;
+  /** One of the catalog's SWEEP_NAMES: the scheduler id and the job's `sweep` field. */
+  name: SweepName;
   /** Milliseconds between runs. */
   every: number;
   run: (ctx: SweepContext) => Promise<unknown>;
@@ -34,7 +35,7 @@ export interface RegisterSchedulesOptions {
 
 export async function registerSchedules(
   queues: Queues,
-  sweeps: readonly Pick<Sweep, "name" | "every">[],
+  sweeps: readonly { name: string; every: number }[],
   options: RegisterSchedulesOptions = {},
 ): Promise<{ registered: string[]; removed: string[] }> {
   for (const sweep of sweeps) {
@@ -72,12 +73,13 @@ export function sweepHandler(
   sweeps: readonly Sweep[],
   now: () => Date = () => new Date(),
 ): JobHandler<"sweep"> {
-  const byName = new Map(sweeps.map((sweep) => [sweep.name, sweep]));
+  const byName = new Map<string, Sweep>(sweeps.map((sweep) => [sweep.name, sweep]));
   return async ({ sweep }) => {
+    // A job of a sweep since retired (its scheduler is pruned at the next start) does nothing.
     const found = byName.get(sweep);
     if (found === undefined) return { skipped: "unknown sweep" };
     try {
-      const result = await found.run({ sweep, now: now() });
+      const result = await found.run({ sweep: found.name, now: now() });
       metrics.sweepRuns.inc({ sweep, outcome: "ok" });
       const rows = rowsOf(result);
       if (rows > 0) metrics.sweepRows.inc({ sweep }, rows);

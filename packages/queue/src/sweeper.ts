@@ -1,5 +1,5 @@
 import { jobIdFor, type JobName, type JobPayload } from "./catalog";
-import type { Queues } from "./producers";
+import { bulkItem, type Queues } from "./producers";
 
 // A row can be committed in Postgres while its job never reached Redis (crash between commit and
 // enqueue, Redis down). Sweeps list such rows and enqueue them again under the catalog's stable
@@ -32,11 +32,9 @@ export async function requeueStuck<N extends JobName>(
   // Same payload twice in one listing would be one job anyway; dedupe before the round trip.
   const unique = new Map(payloads.map((payload) => [jobIdOf(payload), payload]));
   const jobIds = await options.queues.enqueueBulk(
-    [...unique].map(([jobId, payload]) => ({
-      name: options.job,
-      payload,
-      opts: { jobId, ...(options.lifo ? { lifo: true } : {}) },
-    })),
+    [...unique].map(([jobId, payload]) =>
+      bulkItem(options.job, payload, { jobId, ...(options.lifo ? { lifo: true } : {}) }),
+    ),
   );
   return { found: unique.size, jobIds };
 }

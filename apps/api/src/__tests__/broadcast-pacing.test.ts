@@ -20,7 +20,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => h?.close());
 
-/** A gate per call of `deliveryRoom`: each call waits until the test opens it. */
+/** A gate per call of `deliverHere.room()`: each call waits until the test opens it. */
 function gatedRoom() {
   const opens: (() => void)[] = [];
   const room = () => new Promise<void>((resolve) => opens.push(resolve));
@@ -64,7 +64,8 @@ test("a chunk composes its next batch only once delivery has room", async () => 
     config: h.config,
     queues: h.queues,
     now: () => new Date(),
-    deliveryRoom: gate.room,
+    // A delivery here that takes nothing (its deliveries go to Redis) and gates the room.
+    deliverHere: { take: (items) => [...items], room: gate.room },
   });
   await jobs["plan-broadcast"]({ broadcastId, run: 1 }, job);
   const composed = () => h.prisma.message.count({ where: { broadcast_id: broadcastId } });

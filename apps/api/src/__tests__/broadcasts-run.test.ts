@@ -42,11 +42,9 @@ beforeAll(async () => {
     },
     enqueueBulk: (items) => {
       for (const item of items) {
-        if (item.name === "deliver-message")
-          deliveriesThroughRedis.push((item.payload as { messageId: string }).messageId);
+        if (item.name === "deliver-message") deliveriesThroughRedis.push(item.payload.messageId);
         if (item.name === "deliver-messages")
-          for (const m of (item.payload as { messages: { messageId: string }[] }).messages)
-            deliveriesThroughRedis.push(m.messageId);
+          for (const m of item.payload.messages) deliveriesThroughRedis.push(m.messageId);
       }
       return queues.enqueueBulk(items);
     },
@@ -179,6 +177,33 @@ describe("running a broadcast", () => {
     expect(messages).toHaveLength(5);
     const ids = new Set(messages.map((m) => m.id));
     expect(deliveriesThroughRedis.filter((messageId) => ids.has(messageId))).toEqual([]);
+  }, 30_000);
+
+  it("the same worker's ingest hands its due messages to its own delivery, none through Redis", async () => {
+    await h
+      .as()
+      .post("/v1/rules")
+      .send({
+        key: "inline-ping",
+        event: "inline.ping",
+        template: "promo",
+        category: "marketing",
+        channels: ["email"],
+        importance: "high",
+      })
+      .expect(201);
+    const [person] = await createPeople(1);
+    const accepted = await h
+      .as()
+      .post("/v1/events")
+      .send({ name: "inline.ping", recipient: person, data: { offer: "now" } })
+      .expect(202);
+    const message = await waitFor(async () => {
+      const row = await h.prisma.message.findFirst({ where: { event_id: accepted.body.id } });
+      return row?.status === "sent" ? row : undefined;
+    });
+    expect(message.channel).toBe("email");
+    expect(deliveriesThroughRedis).not.toContain(message.id);
   }, 30_000);
 
   it("a category gone by the time it runs fails the broadcast with the reason, nothing composed", async () => {

@@ -18,5 +18,3 @@ export function serializeAgent(row: AgentRow) {
     updated_at: row.updated_at.toISOString(),
   };
 }
-
-export type AgentView = ReturnType<typeof serializeAgent>;

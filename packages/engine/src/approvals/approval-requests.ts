@@ -24,10 +24,10 @@ import { ingestJobFor } from "../events/commit-events";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { validationError } from "../shared/validation";
 import { maskSecretsIn } from "../screening/secret-check";
-import { enqueueAfterCommit } from "./after-commit";
+import { enqueueAfterCommit } from "../shared/after-commit";
 import type { DecisionQueues } from "./decision-types";
-import { assertAgentMayHold } from "./pending-cap";
-import { announceHeldItems } from "./review-notices";
+import { assertAgentMayHold } from "../shared/pending-cap";
+import { announceHeldItems } from "../shared/review-notices";
 
 // Approval requests (docs/approvals.md "Approval requests"): an agent (or a backend) asks people
 // to decide on an action outside svc; reviewers are told, decide by link or API once
@@ -48,7 +48,7 @@ export interface ApprovalInput {
 
 /** The metadata is returned with the decision; at most 16 KB of JSON. */
 export const MAX_METADATA_BYTES = 16 * 1024;
-export const DEFAULT_APPROVAL_SECONDS = 3600;
+const DEFAULT_APPROVAL_SECONDS = 3600;
 
 export function serializeApproval(row: ApprovalRequestRow, now: Date) {
   const status = approvalStatusAt(row, now);
@@ -74,7 +74,7 @@ export function serializeApproval(row: ApprovalRequestRow, now: Date) {
   };
 }
 
-export interface SessionGrantView {
+interface SessionGrantView {
   session_id: string;
   rules: string[];
   expires_at: string;

@@ -8,7 +8,7 @@ import type { NoticeBus } from "@svc/queue";
 // Waiters are bounded per process and per API key (429), and stop when their client goes away.
 // Without Redis (no subscription within a second, or it fails) a waiter re-reads every second.
 
-export interface WaitOptions<T> {
+interface WaitOptions<T> {
   /** Notice channel name, without the Redis prefix. */
   channel: string;
   /** Whose wait it is (the API key's id): at most `maxPerKey` at once. */

@@ -1,6 +1,6 @@
 import { AppError, type Principal } from "@svc/core";
-import { loadMessageFor } from "../messages/load-message";
-import { serializeMessage, type MessageView } from "../messages/serialize-message";
+import { loadMessageFor } from "../shared/load-message";
+import { serializeMessage, type MessageView } from "../shared/serialize-message";
 import { serializeApproval, type ApprovalDeps, type ApprovalView } from "./approval-requests";
 import { decideApprovalRequestOnce } from "./decide-request";
 import { decideHeldMessage, type Decision, type HeldDecisionDeps } from "./decide-held-message";
@@ -11,7 +11,7 @@ import { decideHeldMessage, type Decision, type HeldDecisionDeps } from "./decid
 // expires then), else what the item is now.
 
 /** Agent keys never decide, their own items included (docs/agents.md "What an agent key may never do"). */
-export function assertMayDecide(principal: Principal): void {
+function assertMayDecide(principal: Principal): void {
   if (principal.agentKey !== null) throw new AppError("forbidden", "agent keys may not approve or reject");
 }
 

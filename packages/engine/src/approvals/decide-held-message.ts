@@ -11,13 +11,13 @@ import {
   type MessageRow,
   type TransactionClient,
 } from "@svc/store";
-import { callbackJob, recordDecisionCallback } from "../callbacks/record-callback";
+import { callbackJob, recordDecisionCallback } from "../shared/record-callback";
 import type { EngineDeps } from "../deps";
 import { recordFinalRows } from "../metrics/record-metrics";
-import { enqueueAfterCommit } from "./after-commit";
+import { enqueueAfterCommit } from "../shared/after-commit";
 import { messageDecisionBody, type MessageDecision } from "./decision-callbacks";
 import { recheckApprovedMessage } from "./recheck-approved";
-import { emitWebhookEvents, heldMessageDecisionEmissions } from "../webhooks/emit";
+import { emitWebhookEvents, heldMessageDecisionEmissions } from "../outbox/emit";
 import type { DecisionQueues } from "./decision-types";
 
 // Deciding a held message (docs/approvals.md "Held messages"): by API key or review link, once.

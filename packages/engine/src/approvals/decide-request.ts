@@ -9,11 +9,11 @@ import {
   type ApprovalRequestRow,
   type TransactionClient,
 } from "@svc/store";
-import { callbackJob, recordDecisionCallback } from "../callbacks/record-callback";
+import { callbackJob, recordDecisionCallback } from "../shared/record-callback";
 import { kickOutbox, recordOutbox } from "../outbox/outbox";
-import { webhookEntries } from "../webhooks/emit";
+import { webhookEntries } from "../outbox/emit";
 import { validationError } from "../shared/validation";
-import { enqueueAfterCommit } from "./after-commit";
+import { enqueueAfterCommit } from "../shared/after-commit";
 import type { ApprovalDeps } from "./approval-requests";
 import { requestDecisionBody } from "./decision-callbacks";
 import type { Decider, Decision } from "./decide-held-message";
@@ -29,7 +29,7 @@ export type RequestDecisionResult =
   | { kind: "not_waiting"; request: ApprovalRequestRow };
 
 /** Who may read a request's session grants: its agent, or the key that asked when no agent did. */
-export const grantOwnerOf = (row: Pick<ApprovalRequestRow, "agent_key" | "api_key_id">): string =>
+const grantOwnerOf = (row: Pick<ApprovalRequestRow, "agent_key" | "api_key_id">): string =>
   row.agent_key ?? `key:${row.api_key_id}`;
 
 /** The rules "Allow for this session" would grant for a request; null when it cannot be granted. */

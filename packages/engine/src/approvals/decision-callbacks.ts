@@ -1,5 +1,5 @@
 import type { ApprovalRequestRow, MessageRow } from "@svc/store";
-import { DECISION_CALLBACK, type DecisionCallbackBody } from "../callbacks/record-callback";
+import { DECISION_CALLBACK, type DecisionCallbackBody } from "../shared/record-callback";
 
 // The `approval.decided` body of each kind of held item (docs/approvals.md "Decision callbacks").
 

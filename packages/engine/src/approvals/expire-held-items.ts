@@ -6,10 +6,10 @@ import {
   expireApprovalRequests,
   expireHeldMessages,
 } from "@svc/store";
-import { callbackJob, recordDecisionCallback } from "../callbacks/record-callback";
+import { callbackJob, recordDecisionCallback } from "../shared/record-callback";
 import { recordFinalMessage } from "../metrics/record-metrics";
-import { enqueueAfterCommit } from "./after-commit";
-import { emitWebhookEvents, heldMessageDecisionEmissions } from "../webhooks/emit";
+import { enqueueAfterCommit } from "../shared/after-commit";
+import { emitWebhookEvents, heldMessageDecisionEmissions } from "../outbox/emit";
 import { kickOutbox } from "../outbox/outbox";
 import type { ApprovalDeps } from "./approval-requests";
 import { recordRequestOutcome } from "./decide-request";

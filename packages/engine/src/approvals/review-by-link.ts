@@ -70,7 +70,7 @@ export interface ReviewOutcome {
 }
 
 /** The reviewer as a known person (null when no person has that external id): the page's language. */
-export interface ReviewerProfile {
+interface ReviewerProfile {
   locale: string | null;
   timezone: string | null;
 }

@@ -7,7 +7,7 @@ import {
   withdrawApprovalRequest,
 } from "@svc/store";
 import { kickOutbox, recordOutbox } from "../outbox/outbox";
-import { enqueueAfterCommit } from "./after-commit";
+import { enqueueAfterCommit } from "../shared/after-commit";
 import {
   loadApprovalFor,
   serializeApproval,

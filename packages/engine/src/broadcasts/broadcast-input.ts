@@ -22,7 +22,7 @@ export interface BroadcastInput {
 export type BroadcastPatchInput = Partial<BroadcastInput>;
 
 /** What the row keeps of the audience: the filter, or how many ids the list held. */
-export type StoredAudience = { filter: unknown } | { recipient_count: number };
+type StoredAudience = { filter: unknown } | { recipient_count: number };
 
 export interface PreparedAudience {
   stored: StoredAudience;

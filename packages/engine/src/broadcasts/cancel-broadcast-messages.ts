@@ -1,6 +1,6 @@
 import { BROADCAST_CANCELLED } from "@svc/core";
 import { cancelQueuedBroadcastMessages, type PrismaClient } from "@svc/store";
-import { messageStatusPerRow } from "../webhooks/emit";
+import { messageStatusPerRow } from "../outbox/emit";
 
 /**
  * A cancelled broadcast's `queued` messages → `cancelled`, each with its `message.cancelled`

@@ -19,7 +19,7 @@ import {
   type PrismaClient,
   type TransactionClient,
 } from "@svc/store";
-import { broadcastCompletedPerRow } from "../webhooks/emit";
+import { broadcastCompletedPerRow } from "../outbox/emit";
 import { isFilterAudience } from "./broadcast-input";
 
 // Planning a run (docs/broadcasts.md "How it runs"): at `send_at` the broadcast becomes

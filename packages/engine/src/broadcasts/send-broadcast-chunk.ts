@@ -21,13 +21,14 @@ import {
   type PrismaClient,
   type TemplateRow,
 } from "@svc/store";
-import { broadcastCompletedPerRow } from "../webhooks/emit";
+import { broadcastCompletedPerRow } from "../outbox/emit";
 import { ComposeReferenceError } from "../compose/compose-errors";
 import { cancelBroadcastMessages } from "./cancel-broadcast-messages";
 import { recordFinalMessage, recordFinalRows } from "../metrics/record-metrics";
 import { composeMessagesOfPeople } from "../compose/compose-batch";
 import type { ComposeRequest } from "../compose/compose-types";
 import { deliveryJobsFor } from "../delivery/delivery-jobs";
+import { handOffJobs, type DeliverHere } from "../shared/hand-off";
 
 // One chunk job (docs/broadcasts.md "How it runs"): members in batches, each person's message
 // decided through the full policy under their lock (the same decision as direct sends, composed for
@@ -41,10 +42,10 @@ export interface ChunkDeps {
   queues: Pick<Queues, "enqueue" | "enqueueBulk" | "redis" | "prefix">;
   now: () => Date;
   /**
-   * In a worker that delivers inline: resolves when its inline deliveries have room, so a chunk
-   * composes its next batch only then (delivery, not composing, bounds a broadcast).
+   * In a worker that delivers inline (shared/hand-off.ts): due deliveries go to it, and a chunk
+   * composes its next batch only when it has room (delivery, not composing, bounds a broadcast).
    */
-  deliveryRoom?: () => Promise<void>;
+  deliverHere?: DeliverHere | undefined;
 }
 
 /**
@@ -90,7 +91,7 @@ export async function sendBroadcastChunk(
   let composed = 0;
   try {
     while (next <= chunk.last_seq) {
-      await deps.deliveryRoom?.();
+      await deps.deliverHere?.room();
       if (!(await stillRunning(deps, broadcastId))) return { result: "stopped", sent: composed };
       let want = Math.min(BATCH, chunk.last_seq - next + 1);
       if (throttle) {
@@ -288,7 +289,7 @@ async function enqueueDeliveries(deps: ChunkDeps, messages: MessageRow[]): Promi
   const queued = messages.filter((m) => m.status === "queued");
   const dueNow = queued.filter((m) => m.send_at.getTime() <= now);
   const later = queued.filter((m) => m.send_at.getTime() > now);
-  await deps.queues.enqueueBulk([
+  await handOffJobs(deps, [
     ...deliveryJobsFor(dueNow.map((m) => ({ messageId: m.id, generation: m.generation }))),
     ...later.map((m) => ({
       name: "deliver-message" as const,

@@ -9,7 +9,7 @@ import {
 // The broadcast record with its progress (docs/broadcasts.md "Progress"): read from the chunks
 // (members handled, skipped) and the messages (per status) each time, so it is current while it runs.
 
-export type BroadcastCounts = Record<MessageStatus, number>;
+type BroadcastCounts = Record<MessageStatus, number>;
 
 export interface BroadcastView {
   id: string;

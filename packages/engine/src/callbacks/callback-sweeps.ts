@@ -19,8 +19,8 @@ export interface CallbackSweepOptions {
   limit?: number;
 }
 
-export const CALLBACK_SWEEP_EVERY_MS = 15_000;
-export const CALLBACK_SWEEP_GRACE_MS = 10_000;
+const CALLBACK_SWEEP_EVERY_MS = 15_000;
+const CALLBACK_SWEEP_GRACE_MS = 10_000;
 
 export function requeueCallbacksSweep(deps: CallbackSweepDeps, options: CallbackSweepOptions = {}): Sweep {
   const graceMs = options.graceMs ?? CALLBACK_SWEEP_GRACE_MS;

@@ -37,7 +37,7 @@ export interface ListCallbacksQuery extends PageRequest {
   status?: CallbackStatus;
 }
 
-export function serializeCallback(row: CallbackDeliveryRow): CallbackView {
+function serializeCallback(row: CallbackDeliveryRow): CallbackView {
   return {
     id: row.id,
     kind: row.kind,

@@ -12,18 +12,18 @@ import {
 } from "@svc/store";
 import { storableError } from "../delivery/send-to-channel";
 import { CALLBACK_RETRY_BASE_MS, callbackTryJobId, nextCallbackTry } from "./callback-retry";
-import type { DecisionCallbackBody } from "./record-callback";
+import type { DecisionCallbackBody } from "../shared/record-callback";
 
 // The `send-callback` job (docs/approvals.md "Decision callbacks"): one try of one recorded
 // callback. Claim the row, POST its body signed, record the outcome on the row, schedule the next
 // try. At least once: a worker that dies between the POST and the write leaves a claimed row that
 // the requeue-callbacks sweep hands to another try, with the same body and Idempotency-Key.
 
-export const CALLBACK_TIMEOUT_MS = 10_000;
+const CALLBACK_TIMEOUT_MS = 10_000;
 /** A claim outlives the POST's timeout by this much, for the outcome's write. */
 const LEASE_MARGIN_MS = 20_000;
 
-export interface CallbackLogger {
+interface CallbackLogger {
   info(message: string, meta?: Record<string, unknown>): void;
   warn(message: string, meta?: Record<string, unknown>): void;
   error(message: string, meta?: Record<string, unknown>): void;

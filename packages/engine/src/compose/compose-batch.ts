@@ -8,8 +8,8 @@ import {
   type TemplateRow,
   type TransactionClient,
 } from "@svc/store";
-import { emitWebhookEvents, messageStatusEmissions } from "../webhooks/emit";
-import { announceHeldItems, heldMessageNotice } from "../approvals/review-notices";
+import { emitWebhookEvents, messageStatusEmissions } from "../outbox/emit";
+import { announceHeldItems, heldMessageNotice } from "../shared/review-notices";
 import { ComposeReferenceError } from "./compose-errors";
 import { decideMessage, historyQueryOfRequest, type DecidedMessage } from "./compose-message";
 import { readPolicyHistories } from "./policy-history";

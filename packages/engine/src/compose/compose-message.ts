@@ -7,8 +7,8 @@ import {
   type MessageRow,
   type TransactionClient,
 } from "@svc/store";
-import { emitWebhookEvents, messageStatusEmissions } from "../webhooks/emit";
-import { announceHeldItems, heldMessageNotice } from "../approvals/review-notices";
+import { emitWebhookEvents, messageStatusEmissions } from "../outbox/emit";
+import { announceHeldItems, heldMessageNotice } from "../shared/review-notices";
 import type { ComposeDeps, ComposeRequest, ComposeResult } from "./compose-types";
 import { readCompositionRows, type CompositionRows } from "./composition-rows";
 import { findDuplicate } from "./find-duplicate";

@@ -1,6 +1,6 @@
-import type { Importance, Principal } from "@svc/core";
+import type { Importance } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import type { MessageRow, TransactionClient } from "@svc/store";
+import type { MessageRow } from "@svc/store";
 
 // The contract between whoever asks for a message (ingest for rules, direct sends, later
 // broadcasts and digests) and composeMessage, which decides it under the recipient's lock and
@@ -70,5 +70,3 @@ export interface ComposeResult {
   /** `svc.approval_requested` events written for a held message: ingest them after the commit. */
   notices: string[];
 }
-
-export type { Principal, TransactionClient };

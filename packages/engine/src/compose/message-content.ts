@@ -2,7 +2,7 @@ import { type RenderContext, type RenderedContent, type RenderOutcome, type Rend
 import { channelProviders, type SvcConfig } from "@svc/config";
 import type { TemplateRow } from "@svc/store";
 import { renderPool } from "../rendering/render-pool";
-import { templateDefinition } from "../templates/template-definition";
+import { templateDefinition } from "../shared/template-definition";
 
 // Stored `content` of a message: the rendering for the first reachable channel (what the API
 // shows), plus `variants` for each other reachable channel whose rendering differs because the

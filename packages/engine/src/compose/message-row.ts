@@ -10,7 +10,7 @@ import type { MessageContent } from "./message-content";
 // are written with it when the secret key is known (docs/preferences.md "Tokens"), so delivery
 // does not update every message a second time to store them.
 
-export const IDEMPOTENCY_TTL_MS = 7 * 86_400_000;
+const IDEMPOTENCY_TTL_MS = 7 * 86_400_000;
 
 export function messageRowOf(
   id: string,

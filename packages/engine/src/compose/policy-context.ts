@@ -165,7 +165,7 @@ export function policyContextOf(input: PolicyContextInput): LoadedComposition {
 }
 
 /** Explicit `expiresAt` wins; else a rule's `expires_in` counts from the event (or now). */
-export function expiresAtOf(request: ComposeRequest, now: Date): Date | null {
+function expiresAtOf(request: ComposeRequest, now: Date): Date | null {
   if (request.expiresAt) return request.expiresAt;
   const seconds = request.rule?.expiresInSeconds;
   if (!seconds) return null;
@@ -181,7 +181,7 @@ export function capsOf(stored: unknown): FrequencyCap[] {
   }));
 }
 
-export function fatigueStateOf(row: FatigueStateRow): FatigueState {
+function fatigueStateOf(row: FatigueStateRow): FatigueState {
   return {
     sentSinceEngagement: row.sent_since_engagement,
     pausedUntil: row.paused_until,

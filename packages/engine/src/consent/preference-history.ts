@@ -4,7 +4,7 @@ import { pageWindow, toPage, type Page, type PageRequest } from "../shared/pagin
 import { serializeLedgerEntry, type LedgerEntryView } from "./serialize-ledger-entry";
 
 /** Agent keys never read anyone's preferences or their history (docs/preferences.md, "Agent keys"). */
-export function assertMayReadPreferences(principal: Principal): void {
+function assertMayReadPreferences(principal: Principal): void {
   if (principal.agentKey)
     throw new AppError("forbidden", "agent keys may not read preferences or the consent ledger");
 }

@@ -9,8 +9,8 @@ import {
   saveConsent,
   type PrismaClient,
 } from "@svc/store";
-import { emitWebhookEvents, preferencesChangedEmission } from "../webhooks/emit";
-import { lockPerson } from "../preferences-self-service/lock-person";
+import { emitWebhookEvents, preferencesChangedEmission } from "../outbox/emit";
+import { lockPerson } from "../shared/lock-person";
 import { changePreferences } from "../recipients/preferences";
 import { validationError } from "../shared/validation";
 import { serializeLedgerEntry, type LedgerEntryView } from "./serialize-ledger-entry";

@@ -1,5 +1,5 @@
 import { claimQueuedMessage, findMessage, takeOverLapsedLease, type MessageRow } from "@svc/store";
-import type { DeliveryDeps } from "./delivery-types";
+import type { DeliveryDeps } from "../shared/delivery-types";
 
 // The claim (docs/delivery.md "Claims and leases"): compare-and-set to `sending` with a lease, only
 // for the job's own generation. `queued` rows are claimed once due; `sending` rows once their lease

@@ -1,13 +1,12 @@
 import type { SvcConfig } from "@svc/config";
 import { JOBS, type JobHandler } from "@svc/queue";
-import type { Provider } from "@svc/providers";
 import type { MessageRow, PrismaClient } from "@svc/store";
 import { requireSecretKey } from "../links/link-tokens";
 import { batchDeliveryLinks } from "./delivery-links-batch";
 import { deliverMessage } from "./deliver-message";
-import type { DeliveryDeps, DeliveryLinkSource } from "./delivery-types";
-import { microBatcher } from "./micro-batch";
-import { noScreening } from "./screening-gate";
+import type { DeliveryDeps, DeliveryLinkSource } from "../shared/delivery-types";
+import { microBatcher } from "../shared/micro-batch";
+import { noScreening } from "../shared/screening-gate";
 
 export type DeliveryJobDeps = Omit<DeliveryDeps, "links" | "screen" | "retryBaseMs"> &
   Partial<Pick<DeliveryDeps, "links" | "screen" | "retryBaseMs">>;
@@ -50,7 +49,7 @@ export function deliverMessagesJob(deliver: JobHandler<"deliver-message">): JobH
  * lookup), for the jobs running at once in one round trip. Without `SVC_SECRET_KEY` (only a bare
  * test setup) placeholders are left empty.
  */
-export function storedLinkSource(prisma: PrismaClient, config: SvcConfig): DeliveryLinkSource {
+function storedLinkSource(prisma: PrismaClient, config: SvcConfig): DeliveryLinkSource {
   const batcher = microBatcher(async (items: { message: MessageRow; now: Date }[]) =>
     batchDeliveryLinks(
       prisma,
@@ -71,5 +70,3 @@ export function storedLinkSource(prisma: PrismaClient, config: SvcConfig): Deliv
     return batcher.add({ message, now });
   };
 }
-
-export type ProviderRegistry = ReadonlyMap<string, Provider>;

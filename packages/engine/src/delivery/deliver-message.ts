@@ -14,10 +14,10 @@ import { deliveryBatches, type DeliveryBatches } from "./delivery-batches";
 import { leaseKeeperFor, type HeldClaim } from "./lease-keeper";
 import { recheckFromFacts } from "./recheck-before-sending";
 import { countDeliveryAttempts, recordEventToSent, recordFinalMessage } from "../metrics/record-metrics";
-import type { DeliveryDeps } from "./delivery-types";
+import type { DeliveryDeps } from "../shared/delivery-types";
 import { sendToChannel, type AttemptRecord } from "./send-to-channel";
 import { textingHoursAt } from "./texting-hours-at-delivery";
-import { messageEmission, WEBHOOK_EVENT_TOPIC, webhookEntries, webhookPayload } from "../webhooks/emit";
+import { messageEmission, WEBHOOK_EVENT_TOPIC, webhookEntries, webhookPayload } from "../outbox/emit";
 
 export type DeliveryOutcome =
   | { status: "skipped"; reason: string }
@@ -27,7 +27,7 @@ export type DeliveryOutcome =
   | { status: "failed" | "suppressed"; reason: string };
 
 /** A live lease of this generation: BullMQ retries the job, by then the lease ran out or the row moved on. */
-export class DeliveryLeaseHeldError extends Error {
+class DeliveryLeaseHeldError extends Error {
   override readonly name = "DeliveryLeaseHeldError";
 }
 

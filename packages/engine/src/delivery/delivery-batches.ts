@@ -8,8 +8,8 @@ import {
   type SentResult,
   type SentWrite,
 } from "@svc/store";
-import type { DeliveryDeps } from "./delivery-types";
-import { microBatcher, type MicroBatcher } from "./micro-batch";
+import type { DeliveryDeps } from "../shared/delivery-types";
+import { microBatcher, type MicroBatcher } from "../shared/micro-batch";
 import { recheckFromFacts, type Recheck } from "./recheck-before-sending";
 
 // The round trips of the common path, shared by the jobs one worker runs at once: 50 concurrent

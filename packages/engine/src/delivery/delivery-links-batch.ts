@@ -14,8 +14,8 @@ import {
   storeLinkHashesAndReadNonces,
   type PrismaClient,
 } from "@svc/store";
-import { reviewPath, reviewToken } from "../approvals/review-notices";
-import type { DeliveryLinkValues } from "./delivery-types";
+import { reviewPath, reviewToken } from "../shared/review-notices";
+import type { DeliveryLinkValues } from "../shared/delivery-types";
 
 // The links of a delivery batch (docs/preferences.md "Tokens"): each message's tokens from its
 // nonce and SVC_SECRET_KEY, with their lookup hashes stored. A round trip only when a hash must be

@@ -9,7 +9,7 @@ import type { RunAttempt } from "@svc/store";
 /** An attempt row as the run reads it back (packages/store: currentRunAttempts). */
 export type StoredAttempt = RunAttempt;
 
-export interface ChannelTry {
+interface ChannelTry {
   channel: string;
   at: Date;
   attempts: StoredAttempt[];

@@ -8,7 +8,7 @@ import {
   type PrismaClient,
 } from "@svc/store";
 import { recordFinalMessage } from "../metrics/record-metrics";
-import { messageStatusPerRow } from "../webhooks/emit";
+import { messageStatusPerRow } from "../outbox/emit";
 
 // Sweeps of the delivery queue (docs/delivery.md, docs/operations.md "Recovery guarantees"). A
 // bumped generation turns an older job still in flight or in Redis into a no-op at its claim.
@@ -21,8 +21,6 @@ export interface DeliverySweepDeps {
 type SweepTimings = Pick<RecoveryTimings, "sweepEveryMs" | "overdueQueuedGraceMs">;
 const DEFAULT_TIMINGS = recoveryTimings({ lease_seconds: 30, sweep_seconds: 10 });
 
-/** Queued rows whose job should have run this long ago are presumed to have lost it (at the defaults). */
-export const REQUEUE_DUE_GRACE_MS = DEFAULT_TIMINGS.overdueQueuedGraceMs;
 const BATCH = 500;
 
 /** `expire-queued`: still queued at `expires_at` → `suppressed` / `expired` (docs/delivery.md "Sweeps"). */

@@ -1,3 +1,4 @@
+import type { DeliverHere } from "../shared/hand-off";
 import {
   jobIdFor,
   type BulkItem,
@@ -8,8 +9,10 @@ import {
 } from "@svc/queue";
 import { deliveryJobsFor } from "./delivery-jobs";
 
-// Skips the queue hop for messages due now (`deliver-message`, and each of a `deliver-messages` batch) (docs/delivery.md "Inline delivery"): a process that
-// runs both ingest and delivery hands ingest's due `deliver-message` follow-ups straight to the
+// Skips the queue hop for messages due now (`deliver-message`, and each of a `deliver-messages`
+// batch) (docs/delivery.md "Inline delivery"): a process that runs both ingest and delivery is
+// given this as the `deliverHere` of the jobs that compose (ingest, screening releases, broadcast
+// chunks), whose hand-off (shared/hand-off.ts) passes their due deliveries straight to the
 // delivery handler instead of a round trip through Redis. The guarantees stay those of a lost job:
 // the row is committed `queued` before anything here runs, so a crash leaves it to `requeue-due`
 // (queued) or `reclaim-leases` (sending); an error falls back to enqueueing the job.
@@ -17,20 +20,15 @@ import { deliveryJobsFor } from "./delivery-jobs";
 export interface InlineDeliveryOptions {
   /** The `deliver-message` handler this process runs (sharing its batches). */
   deliver: JobHandler<"deliver-message">;
-  /** Where everything not taken goes (and the fallback after an error). */
-  queues: Queues;
+  /** Where a delivery that failed here goes to be retried. */
+  queues: Pick<Queues, "enqueue">;
   logger: Pick<JobLogger, "warn">;
   now: () => Date;
   /** Most inline deliveries at once; beyond it items are enqueued as usual (backpressure). */
   limit: number;
 }
 
-export interface InlineDelivery {
-  /**
-   * The process's queues for the jobs that compose (ingest, screening releases, broadcast chunks):
-   * due deliveries in a bulk add run here; other items, and any over the limit, are enqueued.
-   */
-  queues: Queues;
+export interface InlineDelivery extends DeliverHere {
   /** Deliveries started here and not ended yet. */
   readonly inFlight: number;
   /**
@@ -92,13 +90,13 @@ export function inlineDelivery(options: InlineDeliveryOptions): InlineDelivery {
   };
 
   // A due item of ingest: runs here what fits under the limit; returns what is left to enqueue.
-  const takeDue = (item: BulkItem): BulkItem[] => {
+  const takeDue = (item: BulkItem<"deliver-message" | "deliver-messages">): BulkItem[] => {
     if (item.name === "deliver-message") {
       if (running.size >= options.limit) return [item];
-      start(item.payload as JobPayload<"deliver-message">);
+      start(item.payload);
       return [];
     }
-    const messages = (item as BulkItem<"deliver-messages">).payload.messages;
+    const messages = item.payload.messages;
     const left = messages.filter((m) => {
       if (running.size >= options.limit) return true;
       start(m);
@@ -107,36 +105,19 @@ export function inlineDelivery(options: InlineDeliveryOptions): InlineDelivery {
     return left.length === messages.length ? [item] : deliveryJobsFor(left);
   };
 
-  const queues = options.queues;
   return {
-    queues: {
-      prefix: queues.prefix,
-      redis: queues.redis,
-      enqueue: (name, payload, opts) => queues.enqueue(name, payload, opts),
-      queue: (name) => queues.queue(name),
-      ready: (timeoutMs) => queues.ready(timeoutMs),
-      close: () => queues.close(),
-      async enqueueBulk(items: readonly BulkItem[]) {
-        const now = options.now().getTime();
-        const rest: BulkItem[] = [];
-        // Per input item: its id when it went to Redis as it was, else its catalog id.
-        const passed: boolean[] = [];
-        for (const item of items) {
-          const due =
-            (item.name === "deliver-message" || item.name === "deliver-messages") &&
-            (item.opts?.sendAt?.getTime() ?? now) <= now &&
-            !item.opts?.delay &&
-            !item.opts?.jobId;
-          const left = due ? takeDue(item) : [item];
-          passed.push(left.length === 1 && left[0] === item);
-          rest.push(...left);
-        }
-        const enqueued = rest.length > 0 ? await options.queues.enqueueBulk(rest) : [];
-        const byItem = new Map(rest.map((item, i) => [item, enqueued[i]!]));
-        return items.map((item, i) =>
-          passed[i] ? byItem.get(item)! : jobIdFor(item.name, item.payload as never),
+    take(items) {
+      const now = options.now().getTime();
+      const rest: BulkItem[] = [];
+      for (const item of items) {
+        const due = (item.opts?.sendAt?.getTime() ?? now) <= now && !item.opts?.delay && !item.opts?.jobId;
+        rest.push(
+          ...(due && (item.name === "deliver-message" || item.name === "deliver-messages")
+            ? takeDue(item)
+            : [item]),
         );
-      },
+      }
+      return rest;
     },
     get inFlight() {
       return running.size;

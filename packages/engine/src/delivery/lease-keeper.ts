@@ -1,6 +1,6 @@
 import { claimSafeToSend, recoveryTimings } from "@svc/core";
 import { renewDeliveryLeases, type PrismaClient } from "@svc/store";
-import type { DeliveryDeps } from "./delivery-types";
+import type { DeliveryDeps } from "../shared/delivery-types";
 
 // A claim's lease is short (`worker.lease_seconds`), so a dead worker's messages are free within
 // a minute; while a send runs, its process renews the lease every third of it, so a slow provider
@@ -44,7 +44,7 @@ export function leaseKeeperFor(deps: KeeperDeps): LeaseKeeper {
   return keeper;
 }
 
-export function createLeaseKeeper(deps: KeeperDeps): LeaseKeeper {
+function createLeaseKeeper(deps: KeeperDeps): LeaseKeeper {
   const { leaseMs, leaseRenewMs } = recoveryTimings(deps.config.worker);
   const claims = new Map<string, Entry>();
   let timer: NodeJS.Timeout | undefined;

@@ -7,7 +7,7 @@ import {
 import type { Provider, SendContent, SendRequest, SendResult } from "@svc/providers";
 import type { MessageRow } from "@svc/store";
 import { contentForChannel, isEmailChannel, type MessageContent } from "../compose/message-content";
-import type { DeliveryDeps, DeliveryLinkValues } from "./delivery-types";
+import type { DeliveryDeps, DeliveryLinkValues } from "../shared/delivery-types";
 import type { RecheckedRecipient } from "./recheck-before-sending";
 
 // One channel try: the message goes to every enabled address of the channel at once (two phones

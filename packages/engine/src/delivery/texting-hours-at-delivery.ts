@@ -1,7 +1,7 @@
 import { textingAtDelivery, type TextingAtDelivery } from "@svc/core";
 import type { MessageRow } from "@svc/store";
 import type { Recheck } from "./recheck-before-sending";
-import type { DeliveryDeps } from "./delivery-types";
+import type { DeliveryDeps } from "../shared/delivery-types";
 
 // The delivery loop's texting-hours step (docs/texting.md "At delivery"): before a text channel is
 // tried, the pure decision of packages/core (policy/texting-at-delivery.ts) over what the re-check

@@ -18,11 +18,11 @@ import {
   type RecipientRow,
   type RuleRow,
 } from "@svc/store";
-import { emitWebhookEvents } from "../webhooks/emit";
+import { emitWebhookEvents } from "../outbox/emit";
 import { ComposeReferenceError } from "../compose/compose-errors";
 import { composeMessage } from "../compose/compose-message";
 import type { ComposeRequest, ContentOverride } from "../compose/compose-types";
-import { lockPerson } from "../preferences-self-service/lock-person";
+import { lockPerson } from "../shared/lock-person";
 import type { StoredDigestPolicy } from "../rules/rule-input";
 import { digestTemplateData } from "./digest-data";
 import { renderPool } from "../rendering/render-pool";
@@ -53,7 +53,7 @@ export type CloseDigestResult =
   /** `delivery`: a digest sent earlier whose message still waits queued (a retried job re-announces it). */
   | { status: "skipped"; reason: "not_found" | "not_open"; delivery: PendingDelivery | null };
 
-export const digestDedupKey = (digestId: string) => `dig:${digestId}`;
+const digestDedupKey = (digestId: string) => `dig:${digestId}`;
 
 // Lock waits queue up behind busy recipients, as in ingest.
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };

@@ -52,7 +52,7 @@ export function serializeDigest(row: DigestWithItems): DigestView {
 }
 
 /** Agent keys see no digests: a digest groups other senders' events too (docs/digests.md, "API"). */
-export function assertMaySeeDigests(principal: Principal): void {
+function assertMaySeeDigests(principal: Principal): void {
   if (principal.agentKey !== null) throw new AppError("forbidden", "agent-bound keys cannot reach digests");
 }
 

@@ -3,7 +3,7 @@ import type { SvcConfig } from "@svc/config";
 import type { TemplateRow } from "@svc/store";
 import type { ContentOverride } from "../compose/compose-types";
 import type { RenderPool } from "../rendering/render-pool";
-import { templateDefinition } from "../templates/template-definition";
+import { templateDefinition } from "../shared/template-definition";
 import { chatComplete, type AiSettings, type ChatMessage } from "./ai-client";
 import { missingToken } from "./preserved-tokens";
 
@@ -51,7 +51,7 @@ export function aiSettingsOf(config: SvcConfig): AiSettings | null {
 }
 
 /** Only these keys of each event's data reach the AI. */
-export function sharedUpdates(events: unknown[], fields: readonly string[]): Record<string, unknown>[] {
+function sharedUpdates(events: unknown[], fields: readonly string[]): Record<string, unknown>[] {
   return events.map((data) => {
     const shared: Record<string, unknown> = {};
     if (typeof data !== "object" || data === null || Array.isArray(data)) return shared;

@@ -18,14 +18,13 @@ import {
   type TransactionClient,
 } from "@svc/store";
 import { recordFinalMessage } from "../metrics/record-metrics";
-import { emitWebhookEvents, messageEmission } from "../webhooks/emit";
+import { emitWebhookEvents, messageEmission } from "../outbox/emit";
 
 // Engagement (docs/messages.md, "Engagement and tracking"): `delivered` confirms delivery
 // (`sent` → `delivered`); opened, clicked and converted are engagement: they stamp the message and
 // end the person's fatigue for its category. One row per (message, type): repeats change nothing.
 
-export const ENGAGEMENT_TYPES = ["delivered", "opened", "clicked", "converted"] as const;
-export type EngagementType = (typeof ENGAGEMENT_TYPES)[number];
+export type EngagementType = "delivered" | "opened" | "clicked" | "converted";
 
 export interface EngagementInput {
   type: EngagementType;

@@ -27,10 +27,10 @@ import {
   type PrismaClient,
   type TransactionClient,
 } from "@svc/store";
-import { INBOX_TOPICS, inboxChangeEntry } from "../inbox/inbox-changes";
+import { INBOX_TOPICS, inboxChangeEntry } from "../shared/inbox-changes";
 import { kickOutbox, recordOutbox } from "../outbox/outbox";
-import { webhookEntries } from "../webhooks/emit";
-import { assertMayWritePeople } from "../recipients/may-write-people";
+import { webhookEntries } from "../outbox/emit";
+import { assertMayWritePeople } from "../shared/may-write-people";
 import { removeErasedJobs, type ErasedWork } from "./erasure-jobs";
 
 export interface EraseDeps {

@@ -1,4 +1,4 @@
-import { jobIdFor, queueOf, type JobName, type JobPayload, type Queues } from "@svc/queue";
+import { bulkJobId, queueOf, type BulkItem, type Queues } from "@svc/queue";
 
 /** The ids of everything an erased person could still have queued. */
 export interface ErasedWork {
@@ -9,11 +9,9 @@ export interface ErasedWork {
   callbackIds: string[];
 }
 
-type Target = { [N in JobName]: { name: N; payload: JobPayload<N> } }[JobName];
-
 /** Every job id that may exist for the erased rows, by the catalog's own id rules. */
-export function erasedJobTargets(work: ErasedWork): Target[] {
-  const targets: Target[] = [];
+function erasedJobTargets(work: ErasedWork): BulkItem[] {
+  const targets: BulkItem[] = [];
   for (const eventId of work.eventIds) {
     targets.push({ name: "ingest-event", payload: { eventId } });
     for (const ruleKey of work.ruleKeys)
@@ -37,9 +35,7 @@ export function erasedJobTargets(work: ErasedWork): Target[] {
  */
 export async function removeErasedJobs(queues: Queues, work: ErasedWork): Promise<number> {
   const results = await Promise.all(
-    erasedJobTargets(work).map((t) =>
-      queues.queue(queueOf(t.name)).remove(jobIdFor(t.name, t.payload as never)),
-    ),
+    erasedJobTargets(work).map((t) => queues.queue(queueOf(t.name)).remove(bulkJobId(t))),
   );
   return results.reduce((sum, removed) => sum + removed, 0);
 }

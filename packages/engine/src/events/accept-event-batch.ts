@@ -7,7 +7,7 @@ import {
   type EventWithOutcomes,
   type NewEvent,
 } from "@svc/store";
-import { assertAgentBelowHoldCap } from "../approvals/pending-cap";
+import { assertAgentBelowHoldCap } from "../shared/pending-cap";
 import type { RecipientProfileInput } from "../recipients/recipient-profile";
 import { requestHash } from "../shared/canonical-json";
 import {

@@ -20,7 +20,7 @@ import {
   type EventInput,
 } from "./event-input";
 import type { SvcConfig } from "@svc/config";
-import { assertAgentBelowHoldCap } from "../approvals/pending-cap";
+import { assertAgentBelowHoldCap } from "../shared/pending-cap";
 import { profileChanges } from "./inline-profile";
 import { commitEvents, type CommitEventsDeps } from "./commit-events";
 import type { EventBatcher } from "./event-batcher";

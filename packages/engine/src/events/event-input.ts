@@ -2,7 +2,7 @@ import type { RecipientProfileInput } from "../recipients/recipient-profile";
 import { validationError } from "../shared/validation";
 
 /** An inline recipient profile sent with an event (docs/events.md, "Recipient"). */
-export interface InlineProfile extends RecipientProfileInput {
+interface InlineProfile extends RecipientProfileInput {
   external_id: string;
 }
 
@@ -17,7 +17,7 @@ export interface EventInput {
 /** Idempotency keys are kept this long (docs/events.md, "Idempotency"). */
 export const IDEMPOTENCY_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
-export const RESERVED_EVENT_PREFIX = "svc.";
+const RESERVED_EVENT_PREFIX = "svc.";
 
 export function isReservedEventName(name: string): boolean {
   return name.startsWith(RESERVED_EVENT_PREFIX);
@@ -36,7 +36,7 @@ export function inlineProfileOf(recipient: EventInput["recipient"]): RecipientPr
 
 // External ids: 1-255 characters without control characters (docs/api.md, "Request rules").
 const CONTROL = /\p{Cc}/u;
-export function isValidExternalId(value: string): boolean {
+function isValidExternalId(value: string): boolean {
   return value.length >= 1 && value.length <= 255 && !CONTROL.test(value);
 }
 

@@ -2,7 +2,7 @@ import type { EventRuleOutcome } from "@svc/core";
 import type { EventOutcomeRow, EventWithOutcomes, NewEvent } from "@svc/store";
 
 /** One outcome entry (docs/events.md, "Outcomes"): members that do not apply are left out. */
-export function serializeOutcome(row: EventOutcomeRow): EventRuleOutcome {
+function serializeOutcome(row: EventOutcomeRow): EventRuleOutcome {
   const outcome: EventRuleOutcome = { rule: row.rule_key, matched: row.matched };
   if (row.reason !== null) outcome.reason = row.reason;
   if (row.status !== null) outcome.status = row.status;

@@ -14,7 +14,7 @@ import {
 } from "@svc/store";
 import { changePreferences } from "../recipients/preferences";
 import { validationError } from "../shared/validation";
-import { NUMBER_LOCK_TRANSACTION } from "./suppressed-numbers";
+import { NUMBER_LOCK_TRANSACTION } from "../recipients/suppressed-numbers";
 
 // A text reply, reported by the backend (`POST /v1/inbound/sms`) or by the provider's webhook
 // (`POST /v1/inbound/smsprovider`): STOP and START act on every person with the number, anything

@@ -10,9 +10,9 @@ import {
   type PrismaClient,
 } from "@svc/store";
 import { contentForChannel, type MessageContent } from "../compose/message-content";
-import { microBatcher } from "../delivery/micro-batch";
+import { microBatcher } from "../shared/micro-batch";
 import { kickOutbox, recordOutbox } from "../outbox/outbox";
-import { INBOX_TOPICS, inboxChangeEntry } from "./inbox-changes";
+import { INBOX_TOPICS, inboxChangeEntry } from "../shared/inbox-changes";
 
 // Delivering on an inbox channel (docs/inbox.md "The channel"): the message's stored content for
 // the channel becomes the person's item, with its outbox entry, in one transaction under the

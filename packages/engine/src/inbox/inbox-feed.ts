@@ -22,7 +22,7 @@ import {
 import { recordDeliveries, recordEngagement } from "../engagement/record-engagement";
 import { kickOutbox, recordOutbox } from "../outbox/outbox";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
-import { INBOX_TOPICS, inboxChangeEntry } from "./inbox-changes";
+import { INBOX_TOPICS, inboxChangeEntry } from "../shared/inbox-changes";
 import { inboxItemViews, type InboxItemView } from "./inbox-item-view";
 import type { InboxPerson } from "./inbox-tokens";
 

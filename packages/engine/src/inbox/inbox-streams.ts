@@ -10,7 +10,7 @@ import {
 } from "@svc/store";
 import { countInboxStreamEvent, countInboxStreams } from "../metrics/record-metrics";
 import type { OutboxNotice } from "../outbox/relay-outbox";
-import { INBOX_TOPICS, inboxNoticeChannel } from "./inbox-changes";
+import { INBOX_TOPICS, inboxNoticeChannel } from "../shared/inbox-changes";
 import { recordInboxReceived } from "./inbox-feed";
 import { inboxItemViews, type InboxItemView } from "./inbox-item-view";
 import type { InboxPerson } from "./inbox-tokens";

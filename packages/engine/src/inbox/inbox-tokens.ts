@@ -11,7 +11,7 @@ import {
 import type { SvcConfig } from "@svc/config";
 import { createPreferenceTokens, findInboxTokenHolder, findRecipientId, type PrismaClient } from "@svc/store";
 import { requireSecretKey } from "../links/link-tokens";
-import { assertMayWritePeople } from "../recipients/may-write-people";
+import { assertMayWritePeople } from "../shared/may-write-people";
 
 // Inbox tokens (docs/inbox.md "Tokens"): minted for a person by their backend, one per page load,
 // and never stored. A token is bound to the person's preference-token nonce, so rotating the
@@ -82,6 +82,6 @@ export async function authenticateInboxToken(deps: InboxTokenDeps, token: string
   };
 }
 
-export function unauthorized(detail: string): AppError {
+function unauthorized(detail: string): AppError {
   return new AppError("unauthorized", detail, { headers: { "WWW-Authenticate": 'Bearer realm="inbox"' } });
 }

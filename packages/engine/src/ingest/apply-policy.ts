@@ -1,5 +1,5 @@
 import type { EventRuleOutcome } from "@svc/core";
-import type { JobHandler, Queues } from "@svc/queue";
+import type { JobHandler } from "@svc/queue";
 import {
   $transaction,
   findEvent,
@@ -9,6 +9,7 @@ import {
   updateOutcome,
   type MessageStatus,
 } from "@svc/store";
+import type { HandOffDeps } from "../shared/hand-off";
 import { enqueueFollowUps } from "./follow-ups";
 import type { FollowUps, IngestDeps } from "./ingest-types";
 import { composeMessage } from "../compose/compose-message";
@@ -76,12 +77,10 @@ export async function applyPolicy(
   });
 }
 
-export function applyPolicyJob(
-  deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> },
-): JobHandler<"apply-policy"> {
+export function applyPolicyJob(deps: IngestDeps & HandOffDeps): JobHandler<"apply-policy"> {
   return async (payload) => {
     const result = await applyPolicy(deps, payload);
-    if (result.status === "composed") await enqueueFollowUps(deps.queues, result.followUps, deps.now());
+    if (result.status === "composed") await enqueueFollowUps(deps, result.followUps, deps.now());
     return result.status === "composed" ? { status: result.status, outcome: result.outcome } : result;
   };
 }

@@ -1,22 +1,20 @@
-import type { BulkItem, Queues } from "@svc/queue";
+import type { BulkItem } from "@svc/queue";
+import { handOffJobs, type HandOffDeps } from "../shared/hand-off";
 import { deliveryJobsFor } from "../delivery/delivery-jobs";
 import { ingestJobFor } from "../events/commit-events";
 import { openDigestsAmong, outcomesWithResults, queuedMessagesAmong, type PrismaClient } from "@svc/store";
 import type { FollowUps } from "./ingest-types";
 
 /**
- * One bulk round trip. Deliveries due now go as `deliver-messages` jobs (delivery-jobs.ts)
- * (one job, not one per message); later ones wait as their own delayed `deliver-message` job.
+ * One hand-off (shared/hand-off.ts: due deliveries to this process's own delivery when it has
+ * one, the rest in one bulk add). Deliveries due now go as `deliver-messages` jobs
+ * (delivery-jobs.ts) (one job, not one per message); later ones wait as their own delayed `deliver-message` job.
  * `close-digest` runs at `closes_at` under the digest's stable job id; a digest that reached
  * `send_after` gets a second job id that runs now, since BullMQ ignores an add whose id (the
  * delayed one) still exists. Closing twice is a no-op for the closer. Notices of held messages
  * (`svc.approval_requested`) go as one ingest job.
  */
-export async function enqueueFollowUps(
-  queues: Pick<Queues, "enqueueBulk">,
-  followUps: FollowUps,
-  now: Date,
-): Promise<void> {
+export async function enqueueFollowUps(deps: HandOffDeps, followUps: FollowUps, now: Date): Promise<void> {
   const due = followUps.deliveries.filter((d) => d.sendAt.getTime() <= now.getTime());
   const later = followUps.deliveries.filter((d) => d.sendAt.getTime() > now.getTime());
   const items: BulkItem[] = [
@@ -33,7 +31,7 @@ export async function enqueueFollowUps(
       opts: d.full ? { sendAt: d.closesAt, jobId: `${d.digestId}-full` } : { sendAt: d.closesAt },
     })),
   ];
-  if (items.length > 0) await queues.enqueueBulk(items);
+  if (items.length > 0) await handOffJobs(deps, items);
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { Queues } from "@svc/queue";
 import { groupCommit } from "../shared/group-commit";
+import type { HandOffDeps } from "../shared/hand-off";
 import { enqueueFollowUps } from "./follow-ups";
 import { ingestEvents } from "./ingest-batch";
 import { ingestEvent } from "./ingest-event";
@@ -29,7 +29,7 @@ interface Waiting {
 }
 
 export function createIngestBatcher(
-  deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> },
+  deps: IngestDeps & HandOffDeps,
   options: IngestBatcherOptions = {},
 ): IngestBatcher {
   const run = async (batch: Waiting[]) => {
@@ -52,7 +52,7 @@ export function createIngestBatcher(
       followUps.notices.push(...result.followUps.notices);
     }
     try {
-      await enqueueFollowUps(deps.queues, followUps, deps.now());
+      await enqueueFollowUps(deps, followUps, deps.now());
     } catch (error) {
       // Committed but not announced: each job's retry re-announces (followUpsOfProcessed).
       for (const w of batch) {
@@ -77,13 +77,10 @@ export function createIngestBatcher(
   };
 }
 
-async function ingestAlone(
-  deps: IngestDeps & { queues: Pick<Queues, "enqueueBulk"> },
-  w: Waiting,
-): Promise<void> {
+async function ingestAlone(deps: IngestDeps & HandOffDeps, w: Waiting): Promise<void> {
   try {
     const result = await ingestEvent(deps, w.eventId);
-    if (result.status === "processed") await enqueueFollowUps(deps.queues, result.followUps, deps.now());
+    if (result.status === "processed") await enqueueFollowUps(deps, result.followUps, deps.now());
     w.resolve(result);
   } catch (error) {
     w.reject(error);

@@ -13,14 +13,13 @@ import {
   pendingEventIdsBefore,
   type PrismaClient,
 } from "@svc/store";
-import { emitWebhookEvents } from "../webhooks/emit";
+import { emitWebhookEvents } from "../outbox/emit";
+import type { HandOffDeps } from "../shared/hand-off";
 import { enqueueFollowUps, followUpsOfProcessed } from "./follow-ups";
 import { createIngestBatcher, type IngestBatcherOptions } from "./ingest-batcher";
 import type { IngestDeps } from "./ingest-types";
 
-export interface IngestJobDeps extends IngestDeps {
-  queues: Pick<Queues, "enqueueBulk">;
-}
+export interface IngestJobDeps extends IngestDeps, HandOffDeps {}
 
 export interface IngestJobHandlers {
   "ingest-event": JobHandler<"ingest-event">;
@@ -43,7 +42,7 @@ export function ingestJobs(deps: IngestJobDeps, options: IngestBatcherOptions = 
     if (result.status === "processed") return { status: "processed", outcomes: result.outcomes.length };
     if (result.reason === "processed") {
       const now = deps.now();
-      await enqueueFollowUps(deps.queues, await followUpsOfProcessed(deps.prisma, eventId, now), now);
+      await enqueueFollowUps(deps, await followUpsOfProcessed(deps.prisma, eventId, now), now);
     }
     return { status: "skipped", reason: result.reason };
   };
@@ -109,7 +108,7 @@ function isLastAttempt(job: Pick<JobContext, "attemptsMade" | "attempts">, error
  * Compare-and-set: only a still-pending event becomes `failed` (a committed one stays processed),
  * with its `event.failed` webhook event in the same transaction.
  */
-export async function markEventFailed(
+async function markEventFailed(
   prisma: PrismaClient,
   eventId: string,
   error: unknown,
@@ -133,7 +132,6 @@ export async function markEventFailed(
 
 /** Timings of the recovery sweeps at the default settings (docs/operations.md). */
 const DEFAULT_TIMINGS = recoveryTimings({ lease_seconds: 30, sweep_seconds: 10 });
-export const PENDING_EVENT_GRACE_MS = DEFAULT_TIMINGS.pendingEventGraceMs;
 
 /**
  * Sweep `requeue-pending-events`: events still `pending` after the grace period lost their job

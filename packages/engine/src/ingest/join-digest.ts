@@ -23,7 +23,7 @@ export interface DigestJoin {
 
 export type DigestJoinResult = { ok: true; join: DigestJoin } | { ok: false; detail: string };
 
-export const digestOpenKey = (ruleKey: string, recipientId: string, key: string) =>
+const digestOpenKey = (ruleKey: string, recipientId: string, key: string) =>
   `${ruleKey}|${recipientId}|${key}`;
 
 /**

@@ -9,7 +9,7 @@ export type RuleEvent = Pick<
 > & { data: unknown };
 
 /** `evt:<event>:<rule>`: a retried ingest (or apply-policy) finds the message instead of writing a second. */
-export const ruleDedupKey = (eventId: string, ruleKey: string) => `evt:${eventId}:${ruleKey}`;
+const ruleDedupKey = (eventId: string, ruleKey: string) => `evt:${eventId}:${ruleKey}`;
 
 export function ruleComposeRequest(
   event: RuleEvent,

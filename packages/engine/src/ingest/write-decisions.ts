@@ -1,7 +1,7 @@
 import type { EventRuleOutcome, MessageStatus } from "@svc/core";
 import { saveFatigueState, writeIngestedEvents, type OutcomeWrite, type TransactionClient } from "@svc/store";
-import { announceHeldItems, heldMessageNotice, type NoticeDeps } from "../approvals/review-notices";
-import { messageStatusEmissions, webhookEntries, type WebhookEmission } from "../webhooks/emit";
+import { announceHeldItems, heldMessageNotice, type NoticeDeps } from "../shared/review-notices";
+import { messageStatusEmissions, webhookEntries, type WebhookEmission } from "../outbox/emit";
 import type { EventDecision } from "./decide-event";
 import type { IngestResult } from "./ingest-types";
 

@@ -12,7 +12,7 @@ export type ResolvedLinkToken =
   | { kind: "preferences"; recipientId: string }
   | { kind: "unsubscribe"; recipientId: string; messageId: string; category: string };
 
-export const UNKNOWN_LINK_DETAIL =
+const UNKNOWN_LINK_DETAIL =
   "This link is not valid: it may have been replaced by a newer one or the person no longer exists";
 
 export async function resolveLinkToken(

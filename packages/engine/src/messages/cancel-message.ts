@@ -1,9 +1,9 @@
 import { AppError, REASON, type Principal } from "@svc/core";
 import { $transaction, cancelQueuedMessage, type PrismaClient } from "@svc/store";
-import { emitWebhookEvents, messageEmission } from "../webhooks/emit";
+import { emitWebhookEvents, messageEmission } from "../outbox/emit";
 import { recordFinalMessage } from "../metrics/record-metrics";
-import { loadMessageFor } from "./load-message";
-import { serializeMessage, type MessageView } from "./serialize-message";
+import { loadMessageFor } from "../shared/load-message";
+import { serializeMessage, type MessageView } from "../shared/serialize-message";
 
 /**
  * `queued` → `cancelled` (`cancelled via API`) by compare-and-set, so a worker claiming it at the

@@ -1,6 +1,6 @@
 import type { Queues } from "@svc/queue";
 import { $transaction, lockRecipient, lockRecipients } from "@svc/store";
-import { assertAgentMayHold } from "../approvals/pending-cap";
+import { assertAgentMayHold } from "../shared/pending-cap";
 import { composeMessagesOfPeople } from "../compose/compose-batch";
 import { composeMessage } from "../compose/compose-message";
 import type { ComposeDeps, ComposeRequest, ComposeResult } from "../compose/compose-types";
@@ -143,7 +143,7 @@ async function enqueueBatch(deps: DirectSendDeps, decided: ComposeResult[]): Pro
   const queued = decided.map((d) => d.message).filter((m) => m.status === "queued");
   try {
     await enqueueFollowUps(
-      deps.queues,
+      deps,
       {
         deliveries: queued.map((m) => ({ messageId: m.id, generation: m.generation, sendAt: m.send_at })),
         digests: [],

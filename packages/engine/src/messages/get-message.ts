@@ -1,7 +1,7 @@
 import type { Principal } from "@svc/core";
 import type { PrismaClient } from "@svc/store";
-import { loadMessageFor } from "./load-message";
-import { serializeMessage, type MessageView } from "./serialize-message";
+import { loadMessageFor } from "../shared/load-message";
+import { serializeMessage, type MessageView } from "../shared/serialize-message";
 
 export async function getMessage(
   { prisma }: { prisma: PrismaClient },

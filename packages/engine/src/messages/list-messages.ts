@@ -1,7 +1,7 @@
 import type { MessageStatus, Principal } from "@svc/core";
 import { listMessages as listMessageLog, type PrismaClient } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
-import { serializeMessage, type MessageView } from "./serialize-message";
+import { serializeMessage, type MessageView } from "../shared/serialize-message";
 
 export interface ListMessagesQuery extends PageRequest {
   /** External id. */

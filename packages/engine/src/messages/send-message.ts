@@ -9,9 +9,9 @@ import type { ComposeRequest } from "../compose/compose-types";
 import { recordFinalRows } from "../metrics/record-metrics";
 import { decideAlone, decideDirectSend, type DirectSendResult } from "./direct-send-batcher";
 import { readReferences, recipientIdOrRefusal } from "./send-references";
-import { loadMessageFor } from "./load-message";
+import { loadMessageFor } from "../shared/load-message";
 import { requestHash } from "../shared/canonical-json";
-import { serializeMessage, type MessageView } from "./serialize-message";
+import { serializeMessage, type MessageView } from "../shared/serialize-message";
 
 /** Direct-send body (docs/messages.md, "Direct sends"); the OpenAPI document validated its shape. */
 export interface SendMessageInput {

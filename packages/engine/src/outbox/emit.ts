@@ -1,6 +1,6 @@
 import type { WebhookEventType } from "@svc/core";
 import type { NewOutboxEntry, TransactionClient } from "@svc/store";
-import { recordOutbox } from "../outbox/outbox";
+import { recordOutbox } from "./outbox";
 
 // Emitting webhook events (docs/webhooks.md, docs/outbox.md): each change that a backend hears
 // about writes a `webhook.event` outbox entry in the transaction of the change. The entry freezes

@@ -7,7 +7,7 @@ import type { EngineDeps } from "../deps";
 // DELETE ends them (the hook does when the session ends). A caller sees only its own: an agent key
 // its agent's, a key bound to no agent the grants of requests it made itself.
 
-export interface SessionGrantItem {
+interface SessionGrantItem {
   id: string;
   rules: string[];
   approval_id: string;

@@ -4,7 +4,7 @@ import { $transaction, findCategory, getRecipientById, type PrismaClient } from 
 import { resolveLinkToken, type ResolvedLinkToken } from "../links/resolve-link-token";
 import { changePreferences, type PreferencesInput } from "../recipients/preferences";
 import { validationError } from "../shared/validation";
-import { lockPerson } from "./lock-person";
+import { lockPerson } from "../shared/lock-person";
 import { loadOwnPreferences, type OwnPreferencesView } from "./own-preferences";
 
 export interface SelfServiceDeps {

@@ -9,7 +9,7 @@ import type { ResolvedLinkToken } from "../links/resolve-link-token";
 // What a person sees of their own preferences through a link: categories they may leave (those
 // that allow unsubscribing), the configured channels, quiet hours. Never their profile or history.
 
-export interface QuietHours {
+interface QuietHours {
   start: string;
   end: string;
 }

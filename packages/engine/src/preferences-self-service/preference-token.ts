@@ -2,10 +2,10 @@ import { AppError, absoluteLinkUrl, preferencesPath, type Principal } from "@svc
 import type { SvcConfig } from "@svc/config";
 import type { Queues } from "@svc/queue";
 import { $transaction, findRecipientId, type PrismaClient } from "@svc/store";
-import { INBOX_TOPICS, inboxChangeEntry } from "../inbox/inbox-changes";
+import { INBOX_TOPICS, inboxChangeEntry } from "../shared/inbox-changes";
 import { requireSecretKey, rotatePreferenceToken } from "../links/link-tokens";
 import { kickOutbox, recordOutbox } from "../outbox/outbox";
-import { assertMayWritePeople } from "../recipients/may-write-people";
+import { assertMayWritePeople } from "../shared/may-write-people";
 
 /**
  * POST /v1/recipients/{external_id}/preference-token: a new token replaces the old one at once.

@@ -10,7 +10,7 @@ export type AddressConfig = Pick<SvcConfig, "channels" | "compliance">;
 
 const SHOWN = 80;
 
-export function addressKindOf(config: AddressConfig, channel: string): AddressKind {
+function addressKindOf(config: AddressConfig, channel: string): AddressKind {
   const settings = Object.hasOwn(config.channels, channel) ? config.channels[channel] : undefined;
   const providers = settings ? channelProviders(settings) : [];
   if (providers.includes("smtp")) return "email";

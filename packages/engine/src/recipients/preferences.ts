@@ -11,8 +11,8 @@ import {
   type TransactionClient,
 } from "@svc/store";
 import { validationError } from "../shared/validation";
-import { emitWebhookEvents, preferencesChangedEmission } from "../webhooks/emit";
-import { assertMayWritePeople } from "./may-write-people";
+import { emitWebhookEvents, preferencesChangedEmission } from "../outbox/emit";
+import { assertMayWritePeople } from "../shared/may-write-people";
 
 export interface PreferencesInput {
   unsubscribed_categories?: string[];
@@ -20,7 +20,7 @@ export interface PreferencesInput {
   quiet_hours?: { start: string; end: string } | null;
 }
 
-export type LedgerSourceName = "api" | "self_service" | "one_click" | "sms_keyword";
+type LedgerSourceName = "api" | "self_service" | "one_click" | "sms_keyword";
 
 export interface PreferenceChange {
   source: LedgerSourceName;

@@ -7,7 +7,7 @@ import {
   type RecipientProfileFields,
   type TransactionClient,
 } from "@svc/store";
-import { lockTextNumbers, muteSuppressedNumbers, textNumbersOf } from "../inbound/suppressed-numbers";
+import { lockTextNumbers, muteSuppressedNumbers, textNumbersOf } from "./suppressed-numbers";
 import { validationError } from "../shared/validation";
 import { addressIssues, type AddressConfig } from "./address-check";
 

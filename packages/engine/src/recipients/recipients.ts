@@ -14,11 +14,11 @@ import {
   muteSuppressedNumbers,
   NUMBER_LOCK_TRANSACTION,
   textNumbersOf,
-} from "../inbound/suppressed-numbers";
+} from "./suppressed-numbers";
 import { pageWindow, toPage, type PageRequest } from "../shared/paging";
 import { validationError } from "../shared/validation";
 import { addressIssues } from "./address-check";
-import { assertMayWritePeople } from "./may-write-people";
+import { assertMayWritePeople } from "../shared/may-write-people";
 import { checkProfile, writeProfile, type RecipientProfileInput } from "./recipient-profile";
 import { serializeRecipient } from "./serialize-recipient";
 

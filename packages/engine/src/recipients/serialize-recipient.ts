@@ -32,5 +32,3 @@ export function serializeRecipient(
     },
   };
 }
-
-export type RecipientView = ReturnType<typeof serializeRecipient>;

@@ -1,6 +1,6 @@
 import { sha256Hex, smsReplyEffect, toE164 } from "@svc/core";
 import { findSmsSuppressions, getRecipientById, lockPhoneNumbers, type TransactionClient } from "@svc/store";
-import { changePreferences } from "../recipients/preferences";
+import { changePreferences } from "./preferences";
 
 // A STOP outlives the people who had the number (docs/texting.md "STOP and START"): the number
 // stays on the suppression list (its SHA-256) until a START, and a profile written with it later,

@@ -13,7 +13,7 @@ import { encodeRenderTask, runRenderTask, type RenderTask, type RenderTaskResult
 /** A task (one message's renderings, or one grouping key) is stopped after this long. */
 export const RENDER_HARD_LIMIT_MS = 2_000;
 /** Heap of one render thread: a render that would build more fails instead of swelling the process. */
-export const RENDER_THREAD_HEAP_MB = 512;
+const RENDER_THREAD_HEAP_MB = 512;
 
 const MEMORY_DETAIL = "render limit exceeded: out of memory";
 /** How often a task not yet started is looked at. */

@@ -13,7 +13,7 @@ import type { RuleFields } from "@svc/store";
 import { validationError } from "../shared/validation";
 
 /** Digest policy of a rule (docs/digests.md, "The digest policy"). */
-export interface DigestPolicyInput {
+interface DigestPolicyInput {
   window?: string | number;
   deliver_at?: string;
   days?: string[];

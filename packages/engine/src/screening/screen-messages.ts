@@ -14,17 +14,18 @@ import {
   type PrismaClient,
   type ScreenedRelease,
 } from "@svc/store";
-import { emitWebhookEvents, messageStatusEmissions } from "../webhooks/emit";
-import { enqueueAfterCommit } from "../approvals/after-commit";
-import { announceHeldItems, heldMessageNotice } from "../approvals/review-notices";
+import { emitWebhookEvents, messageStatusEmissions } from "../outbox/emit";
+import { enqueueAfterCommit } from "../shared/after-commit";
+import { announceHeldItems, heldMessageNotice } from "../shared/review-notices";
 import { deliveryJobsFor } from "../delivery/delivery-jobs";
 import { planRetry } from "../delivery/delivery-run";
-import type { DeliveryLogger } from "../delivery/delivery-types";
+import type { DeliveryLogger } from "../shared/delivery-types";
 import { ingestJobFor } from "../events/commit-events";
 import type { ScreeningModel } from "./models";
 import { needsScreening, SCREENING_BATCH } from "./screening-handoff";
 import { renderedTexts, screeningInputOf } from "./screening-input";
 import { findSecrets } from "./secret-check";
+import type { DeliverHere } from "../shared/hand-off";
 
 // The screening job (docs/screening.md "How it runs"): claim the waiting messages, run the secret
 // check, ask the model, let svc's own decision (packages/core: decideScreening) choose, and store
@@ -35,6 +36,8 @@ export interface ScreeningDeps {
   prisma: PrismaClient;
   config: Pick<SvcConfig, "screening" | "worker" | "api" | "secrets">;
   queues: Pick<Queues, "enqueueBulk">;
+  /** This process's own delivery, for the messages screening passes (shared/hand-off.ts). */
+  deliverHere?: DeliverHere | undefined;
   logger: DeliveryLogger;
   now: () => Date;
   model: ScreeningModel;
@@ -51,7 +54,7 @@ export type ScreeningResult =
   | { status: "retry"; at: Date };
 
 /** Covers one model call (bounded by `screening.timeout_ms`) and the writes around it. */
-export const SCREENING_LEASE_MARGIN_MS = 30_000;
+const SCREENING_LEASE_MARGIN_MS = 30_000;
 
 type Request = JobPayload<"screen-message">;
 

@@ -1,5 +1,5 @@
 import { parseConfig } from "@svc/config";
-import { noScreening } from "../delivery/screening-gate";
+import { noScreening } from "../shared/screening-gate";
 import { firstTokenAlternatives } from "./models/openai-model";
 import { needsScreening, SCREENING_BATCH, screeningGate, screeningJobsFor } from "./screening-handoff";
 

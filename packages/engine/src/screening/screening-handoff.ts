@@ -1,10 +1,10 @@
 import type { SvcConfig } from "@svc/config";
 import type { BulkItem, Queues } from "@svc/queue";
 import { handOffForScreening, type ClaimRequest, type MessageRow, type PrismaClient } from "@svc/store";
-import { enqueueAfterCommit } from "../approvals/after-commit";
-import type { DeliveryLogger } from "../delivery/delivery-types";
-import { microBatcher } from "../delivery/micro-batch";
-import { noScreening, type ScreeningGate } from "../delivery/screening-gate";
+import { enqueueAfterCommit } from "../shared/after-commit";
+import type { DeliveryLogger } from "../shared/delivery-types";
+import { microBatcher } from "../shared/micro-batch";
+import { noScreening, type ScreeningGate } from "../shared/screening-gate";
 
 // The delivery side of screening (docs/screening.md "How it runs"): an agent message without a
 // verdict is handed to the `screening` queue and its delivery stops there; the screening job puts

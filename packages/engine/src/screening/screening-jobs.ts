@@ -30,7 +30,7 @@ export function screeningJobs(deps: ScreeningJobDeps): {
 }
 
 /** Waiting this long for screening without a verdict, a message's job is presumed lost (at the defaults). */
-export const SCREENING_WAIT_GRACE_MS = recoveryTimings({
+const SCREENING_WAIT_GRACE_MS = recoveryTimings({
   lease_seconds: 30,
   sweep_seconds: 10,
 }).screeningWaitGraceMs;

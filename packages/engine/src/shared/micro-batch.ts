@@ -1,4 +1,4 @@
-import { groupCommit } from "../shared/group-commit";
+import { groupCommit } from "./group-commit";
 
 // Coalesces concurrent calls into one round trip (the delivery worker runs ~50 jobs at once, each
 // asking Postgres the same kind of question). Calls made while a flush is in flight wait for the

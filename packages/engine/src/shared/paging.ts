@@ -23,13 +23,13 @@ interface CursorPosition {
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
 
-export function encodeCursor(createdAt: Date, id: string): string {
+function encodeCursor(createdAt: Date, id: string): string {
   return Buffer.from(JSON.stringify({ t: createdAt.toISOString(), id } satisfies CursorPosition)).toString(
     "base64url",
   );
 }
 
-export function decodeCursor(cursor: string): CursorPosition {
+function decodeCursor(cursor: string): CursorPosition {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Partial<CursorPosition>;
     if (

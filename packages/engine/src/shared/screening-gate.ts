@@ -5,7 +5,7 @@ import type { MessageRow } from "@svc/store";
 // on, the worker wires `screeningGate` (../screening/screening-handoff.ts): an agent message without
 // a verdict is handed to the `screening` queue and its delivery stops; everything else is sent.
 
-export type ScreeningVerdict =
+type ScreeningVerdict =
   /** Deliver now (screening passed, lowered the importance in the row, or does not apply). */
   | { action: "send" }
   /** Screening moved the message elsewhere (held for approval, or it waits for a verdict): stop here. */

@@ -4,7 +4,7 @@ import type { PrismaClient } from "@svc/store";
 import { isEmailChannel } from "../compose/message-content";
 import { renderPool } from "../rendering/render-pool";
 import { previewRecipient } from "./preview-recipient";
-import { templateDefinition } from "./template-definition";
+import { templateDefinition } from "../shared/template-definition";
 import { templatesResource } from "./templates-resource";
 
 export interface TemplatePreviewRequest {

@@ -8,7 +8,7 @@ import {
   type PrismaClient,
 } from "@svc/store";
 import type { OutboxConsumer } from "../outbox/relay-outbox";
-import { WEBHOOK_EVENT_TOPIC } from "./emit";
+import { WEBHOOK_EVENT_TOPIC } from "../outbox/emit";
 import { buildWebhookData, type WebhookEventPayload } from "./webhook-data";
 import { webhookTryJobId } from "./webhook-retry";
 import { webhookBodyBytes, webhookLeaseMs, WEBHOOK_PER_ENDPOINT_IN_FLIGHT } from "./send-webhook";
@@ -117,10 +117,10 @@ export function webhookFanOut(deps: FanOutDeps): OutboxConsumer {
 }
 
 /** Deliveries per `send-webhooks` job: enough to share the queries, few enough to spread over workers. */
-export const WEBHOOK_BATCH = 50;
+const WEBHOOK_BATCH = 50;
 
 /** Adds the first tries' jobs (one per WEBHOOK_BATCH); if Redis refuses, the requeue-webhooks sweep adds them. */
-export async function enqueueWebhookTries(
+async function enqueueWebhookTries(
   deps: Pick<FanOutDeps, "queues" | "logger">,
   deliveryIds: readonly string[],
   dueAt: Date,

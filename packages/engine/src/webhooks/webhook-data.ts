@@ -11,8 +11,8 @@ import { serializeApproval } from "../approvals/approval-requests";
 import { getBroadcast } from "../broadcasts/broadcasts-resource";
 import { serializeDigest } from "../digests/read-digests";
 import { serializeEvent } from "../events/serialize-event";
-import { serializeMessage } from "../messages/serialize-message";
-import type { WebhookSubjectKind } from "./emit";
+import { serializeMessage } from "../shared/serialize-message";
+import type { WebhookSubjectKind } from "../outbox/emit";
 
 // The `data` of a webhook body (docs/webhooks.md "The body"): the subject as its GET returns it,
 // read at fan-out time, with what the change froze (`snapshot`) laid over it. A subject gone by

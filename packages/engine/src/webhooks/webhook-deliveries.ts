@@ -31,7 +31,7 @@ export interface WebhookDeliveryView {
   created_at: string;
 }
 
-export function serializeWebhookDelivery(row: WebhookDeliveryRow): WebhookDeliveryView {
+function serializeWebhookDelivery(row: WebhookDeliveryRow): WebhookDeliveryView {
   return {
     id: row.id,
     event_id: row.event_id,

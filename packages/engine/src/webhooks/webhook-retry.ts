@@ -6,12 +6,12 @@ import { planRetry } from "../delivery/delivery-run";
 // `Retry-After`. The schedule lives on the row, not in BullMQ's retry counter, so the sweep that
 // recovers lost jobs knows how many tries were made.
 
-export const WEBHOOK_FIRST_RETRY_MS = 10_000;
-export const WEBHOOK_RETRY_FACTOR = 4.3;
+const WEBHOOK_FIRST_RETRY_MS = 10_000;
+const WEBHOOK_RETRY_FACTOR = 4.3;
 /** The most a `Retry-After` can push a try back. */
-export const WEBHOOK_MAX_WAIT_MS = 24 * 3_600_000;
+const WEBHOOK_MAX_WAIT_MS = 24 * 3_600_000;
 /** While an endpoint fails, it is probed at most this rarely (docs/webhooks.md "Isolation"). */
-export const WEBHOOK_MAX_BLOCK_MS = 3_600_000;
+const WEBHOOK_MAX_BLOCK_MS = 3_600_000;
 
 export interface WebhookRetryInput {
   now: Date;

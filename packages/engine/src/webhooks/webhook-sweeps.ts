@@ -7,8 +7,8 @@ import { webhookTryJobId } from "./webhook-retry";
 // the fan-out's commit and its enqueue) or its worker (killed mid-send: the claim's lease ran
 // out). Its try's job is added again; the claim makes a duplicate harmless.
 
-export const WEBHOOK_SWEEP_EVERY_MS = 15_000;
-export const WEBHOOK_SWEEP_GRACE_MS = 10_000;
+const WEBHOOK_SWEEP_EVERY_MS = 15_000;
+const WEBHOOK_SWEEP_GRACE_MS = 10_000;
 
 export function requeueWebhooksSweep(
   deps: { prisma: PrismaClient; queues: Pick<Queues, "enqueueBulk"> },

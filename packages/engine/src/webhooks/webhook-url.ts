@@ -8,8 +8,6 @@ import { isInternalAddress } from "@svc/providers";
 // early; the guard that counts runs at every connect (a guarded dispatcher), since a name can
 // resolve elsewhere later.
 
-export const WEBHOOK_URL_MAX_LENGTH = 2048;
-
 /** Null when the URL may be an endpoint; else why not (the 422's message). */
 export async function webhookUrlProblem(
   text: string,

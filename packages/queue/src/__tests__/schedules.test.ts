@@ -63,7 +63,7 @@ describe("registerSchedules", () => {
     const runs: { sweep: string; at: number }[] = [];
     const sweeps: Sweep[] = [
       {
-        name: "tick",
+        name: "requeue-due",
         every: 300,
         run: async ({ sweep }) => {
           runs.push({ sweep, at: Date.now() });
@@ -85,7 +85,7 @@ describe("registerSchedules", () => {
     const gaps = runs.slice(1).map((run, i) => run.at - runs[i]!.at);
     // Two registrations would double the rate (gaps near 0); one scheduler keeps about 300 ms.
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(200);
-    expect(runs.every((run) => run.sweep === "tick")).toBe(true);
+    expect(runs.every((run) => run.sweep === "requeue-due")).toBe(true);
     const completed = await queues.queue("scheduler").getCompleted();
     expect(completed[0]?.returnvalue).toEqual({ found: 0 });
   });

@@ -2,7 +2,7 @@ import { newId } from "@svc/core";
 import { completeBroadcastIfDone, Prisma } from "@svc/store";
 import { createTestDatabase, webhookEventsIn, type TestDatabase } from "@svc/testkit";
 import { expireQueuedSweep } from "../../delivery/delivery-sweeps";
-import { broadcastCompletedPerRow } from "../../webhooks/emit";
+import { broadcastCompletedPerRow } from "../../outbox/emit";
 import { cancelBroadcastMessages } from "../cancel-broadcast-messages";
 
 // The bulk status changes write one webhook event per row they change, in the same statement

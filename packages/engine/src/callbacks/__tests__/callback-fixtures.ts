@@ -11,7 +11,7 @@ import {
   type TestRedisPrefix,
 } from "@svc/testkit";
 import type { Worker } from "bullmq";
-import { callbackJob, recordDecisionCallback, type DecisionCallbackBody } from "../record-callback";
+import { callbackJob, recordDecisionCallback, type DecisionCallbackBody } from "../../shared/record-callback";
 import { sendCallbackJob, type SendCallbackDeps } from "../send-callback";
 
 export const CALLBACK_SECRET = "callback-test-secret-0123456789";

@@ -11,7 +11,7 @@ import { Prisma, type MessageRow, type PrismaClient } from "@svc/store";
 import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisPrefix } from "@svc/testkit";
 import type { Worker } from "bullmq";
 import { deliverMessageJob, deliverMessagesJob } from "../deliver-message-job";
-import type { DeliveryDeps } from "../delivery-types";
+import type { DeliveryDeps } from "../../shared/delivery-types";
 
 export const HOOK_SECRET = "delivery-test-hook-secret";
 

@@ -1,3 +1,4 @@
+import type { Sweep } from "@svc/queue";
 import { waitFor } from "@svc/testkit";
 import { expireQueuedSweep, reclaimLeasesSweep, requeueDueSweep } from "../delivery-sweeps";
 import { attemptsOf, makePerson, queuedMessage, startBench, type Bench } from "./delivery-fixtures";
@@ -13,8 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => bench.close());
 
-const run = (sweep: { name: string; run: (ctx: { sweep: string; now: Date }) => Promise<unknown> }) =>
-  sweep.run({ sweep: sweep.name, now: new Date() });
+const run = (sweep: Sweep) => sweep.run({ sweep: sweep.name, now: new Date() });
 
 async function settled(id: string) {
   return waitFor(

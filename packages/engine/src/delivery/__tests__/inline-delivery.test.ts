@@ -1,10 +1,13 @@
+import { bulkJobId } from "@svc/queue";
 import { waitFor } from "@svc/testkit";
+import { handOffJobs } from "../../shared/hand-off";
 import { deliverMessageJob } from "../deliver-message-job";
-import { inlineDelivery } from "../inline-delivery";
+import { inlineDelivery, type InlineDelivery } from "../inline-delivery";
 import { makePerson, queuedMessage, startBench, type Bench } from "./delivery-fixtures";
 
-// Ingest's due deliveries run in the process (no delivery job in Redis); everything else, and
-// anything over the limit or failing, goes through the queue as before.
+// The jobs that compose hand their due deliveries to the process's own delivery (handOffJobs with
+// `deliverHere`): they run here (no delivery job in Redis); everything else, and anything over the
+// limit or failing, goes through the queue as before.
 
 let bench: Bench;
 beforeAll(async () => {
@@ -13,6 +16,7 @@ beforeAll(async () => {
 afterAll(() => bench.close());
 
 const quiet = { warn: () => undefined };
+const handOff = (inline: InlineDelivery) => ({ queues: bench.queues, deliverHere: inline });
 const deliveryJobs = () =>
   bench.queues.queue("delivery").getJobCountByTypes("waiting", "delayed", "active", "completed", "failed");
 
@@ -27,14 +31,13 @@ test("a due delivery is sent in the process: the message ends sent and no delive
     now: () => new Date(),
     limit: 10,
   });
-  const ids = await inline.queues.enqueueBulk([
+  await handOffJobs(handOff(inline), [
     {
       name: "deliver-message",
       payload: { messageId: message.id, generation: 0 },
       opts: { sendAt: message.send_at },
     },
   ]);
-  expect(ids).toEqual([`${message.id}-0`]);
   await inline.drain();
   expect(await bench.prisma.message.findUniqueOrThrow({ where: { id: message.id } })).toMatchObject({
     status: "sent",
@@ -44,7 +47,7 @@ test("a due delivery is sent in the process: the message ends sent and no delive
   expect(await deliveryJobs()).toBe(0);
 });
 
-test("later deliveries, other jobs and deliveries over the limit are enqueued; ids keep the input order", async () => {
+test("later deliveries, other jobs and deliveries over the limit are left to enqueue, in input order", async () => {
   const started: string[] = [];
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
@@ -60,7 +63,7 @@ test("later deliveries, other jobs and deliveries over the limit are enqueued; i
     limit: 1,
   });
   const later = new Date(Date.now() + 3_600_000);
-  const ids = await inline.queues.enqueueBulk([
+  const rest = inline.take([
     { name: "deliver-message", payload: { messageId: "msg_LATER", generation: 0 }, opts: { sendAt: later } },
     { name: "deliver-message", payload: { messageId: "msg_NOW1", generation: 2 } },
     { name: "close-digest", payload: { digestId: "dig_INLINE" }, opts: { sendAt: later } },
@@ -70,7 +73,8 @@ test("later deliveries, other jobs and deliveries over the limit are enqueued; i
       opts: { sendAt: new Date(Date.now() - 1) },
     },
   ]);
-  expect(ids).toEqual(["msg_LATER-0", "msg_NOW1-2", "dig_INLINE", "msg_NOW2-0"]);
+  expect(rest.map(bulkJobId)).toEqual(["msg_LATER-0", "dig_INLINE", "msg_NOW2-0"]);
+  await bench.queues.enqueueBulk(rest);
   expect(started).toEqual(["msg_NOW1"]);
   expect(inline.inFlight).toBe(1);
   const delivery = bench.queues.queue("delivery");
@@ -100,7 +104,7 @@ test("a failing inline delivery falls back to the delivery job", async () => {
     now: () => new Date(),
     limit: 5,
   });
-  await inline.queues.enqueueBulk([
+  await handOffJobs(handOff(inline), [
     { name: "deliver-message", payload: { messageId: "msg_FALLBACK", generation: 1 } },
   ]);
   await inline.drain();
@@ -130,9 +134,9 @@ test("room() resolves at once with at most half the limit in flight, else once d
     payload: { messageId: `msg_ROOM${n}`, generation: 0 },
   });
   await expect(inline.room()).resolves.toBeUndefined(); // nothing in flight
-  await inline.queues.enqueueBulk([due(1), due(2)]);
+  await handOffJobs(handOff(inline), [due(1), due(2)]);
   await expect(inline.room()).resolves.toBeUndefined(); // 2 of 4: half
-  await inline.queues.enqueueBulk([due(3), due(4)]);
+  await handOffJobs(handOff(inline), [due(3), due(4)]);
   expect(inline.inFlight).toBe(4);
   let roomy = 0;
   const waiting = [inline.room(), inline.room()].map((p) => p.then(() => roomy++));

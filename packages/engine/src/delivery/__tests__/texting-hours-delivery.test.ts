@@ -1,6 +1,6 @@
 import type { JobName, JobPayload, EnqueueOptions } from "@svc/queue";
 import { deliverMessage } from "../deliver-message";
-import type { DeliveryDeps } from "../delivery-types";
+import type { DeliveryDeps } from "../../shared/delivery-types";
 import { attemptsOf, makePerson, queuedMessage, startBench, type Bench } from "./delivery-fixtures";
 
 // Texting hours at delivery (docs/texting.md "At delivery"), with the real Postgres, Redis queue

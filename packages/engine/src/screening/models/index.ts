@@ -3,7 +3,7 @@ import { httpScreeningModel } from "./http-model";
 import { openAiScreeningModel } from "./openai-model";
 import type { ScreeningModel } from "./screening-model";
 
-export type { ModelReply, ScreeningModel } from "./screening-model";
+export type { ScreeningModel } from "./screening-model";
 
 /** The configured adapter (`screening.adapter`), keyed from the environment only. */
 export function screeningModelFor(config: Pick<SvcConfig, "screening" | "secrets">): ScreeningModel {

@@ -7,7 +7,7 @@ import { createTestDatabase, testRedisPrefix, type TestDatabase, type TestRedisP
 import { makePerson, queuedMessage } from "../../delivery/__tests__/delivery-fixtures";
 import { eraseRecipient } from "../../erasure/erase-recipient";
 import { relayOutboxOnce, type OutboxConsumer } from "../../outbox/relay-outbox";
-import { emitWebhookEvents, messageEmission } from "../emit";
+import { emitWebhookEvents, messageEmission } from "../../outbox/emit";
 import { webhookFanOut } from "../fan-out-webhooks";
 
 // docs/webhooks.md "Personal data": an erasure racing the fan-out of an event about the same person
