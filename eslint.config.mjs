@@ -1,6 +1,14 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";
+import { readFileSync } from "node:fs";
+
+// Prisma's model delegates (`prisma.message`, `tx.recipient`…), one per model of the schema.
+const PRISMA_DELEGATES = [
+  ...readFileSync(new URL("./prisma/schema.prisma", import.meta.url), "utf8").matchAll(/^model (\w+)/gm),
+]
+  .map(([, model]) => model.charAt(0).toLowerCase() + model.slice(1))
+  .join("|");
 
 export default tseslint.config(
   {
@@ -85,6 +93,12 @@ export default tseslint.config(
             "MemberExpression[property.name=/^\\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe|transaction)$/]",
           message:
             "SQL and transactions live in packages/store: use a store function, its $transaction or readOnlyTransaction.",
+        },
+        {
+          // A model delegate reached on a client (`prisma.message.findMany`, `deps.prisma.rule`,
+          // `tx.recipient`): a statement outside the store, whatever method follows.
+          selector: `MemberExpression[property.name=/^(${PRISMA_DELEGATES})$/]:matches([object.name=/^(prisma|tx)$/], [object.property.name=/^(prisma|tx)$/])`,
+          message: "Statements live in packages/store: add a function to its repository for this aggregate.",
         },
       ],
     },

@@ -60,7 +60,16 @@ const FORBIDDEN: [string, string][] = [
     "no-restricted-syntax",
   ],
   ["export const f = (db: Client) => db.$transaction(async () => 1);\n", "no-restricted-syntax"],
+  // A model delegate on a client: a statement, whichever method follows.
+  ["export const f = (prisma: Client) => prisma.message.findMany();\n", "no-restricted-syntax"],
+  ["export const f = (deps: { prisma: Client }) => deps.prisma.recipient.count();\n", "no-restricted-syntax"],
+  ["export const f = (tx: Client) => tx.outboxEntry;\n", "no-restricted-syntax"],
 ];
+// The same property names on anything but a client are not statements.
+const NOT_A_CLIENT = snippet(
+  "export const f = (ctx: { message: { expiresAt: Date } }) => ctx.message.expiresAt;\n",
+  ENGINE,
+);
 for (const [code] of FORBIDDEN) for (const file of [ENGINE, API]) snippet(code, file);
 const IN_STORE = snippet(
   'import { Pool } from "pg";\nexport const f = (db: Client) => [Pool, db.$queryRaw`SELECT 1`, db.$transaction(async () => 1)];\n',
@@ -91,6 +100,10 @@ describe("SQL lives in packages/store", () => {
   it("passes the same code in packages/store, and the store's own functions anywhere", () => {
     expect(rulesHit(...IN_STORE)).toEqual([]);
     expect(rulesHit(...STORE_FUNCTIONS)).toEqual([]);
+  });
+
+  it("tells a delegate on a client from the same name elsewhere", () => {
+    expect(rulesHit(...NOT_A_CLIENT)).toEqual([]);
   });
 
   it("leaves tests free to set up and inspect their databases", () => {
