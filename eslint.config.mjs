@@ -2,6 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";
 import { readFileSync } from "node:fs";
+import { URL } from "node:url";
 
 // Prisma's model delegates (`prisma.message`, `tx.recipient`…), one per model of the schema.
 const PRISMA_DELEGATES = [

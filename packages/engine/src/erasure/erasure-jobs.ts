@@ -29,11 +29,17 @@ function erasedJobTargets(work: ErasedWork): BulkItem[] {
   return targets;
 }
 
+/** How long an erasure waits for Redis before leaving the (harmless) jobs where they are. */
+const ERASED_JOBS_REDIS_WAIT_MS = 2_000;
+
 /**
  * Removes the jobs after the rows are gone. A job running right now cannot be removed (BullMQ
  * answers 0); it re-reads its row, finds nothing and does nothing. Returns how many were removed.
  */
 export async function removeErasedJobs(queues: Queues, work: ErasedWork): Promise<number> {
+  // BullMQ's remove waits for a lost connection to come back; an erasure does not (docs/erasure.md):
+  // Redis unreachable for this long rejects, and the caller logs it.
+  await queues.ready(ERASED_JOBS_REDIS_WAIT_MS);
   const results = await Promise.all(
     erasedJobTargets(work).map((t) => queues.queue(queueOf(t.name)).remove(bulkJobId(t))),
   );

@@ -198,10 +198,13 @@ async function messageOutcome(context: RuleContext, rule: RuleRow): Promise<Even
       duplicateOf: original?.id ?? null,
       planned: decision.messages,
     });
-    if (dryRun) return messageOutcomeOf(rule, decided.row, decision, false);
-    decision.messages.push(decided.row);
-    if (decided.fatigue) decision.fatigue.set(decided.row.category, decided.fatigue);
-    return messageOutcomeOf(rule, decided.row, decision, true);
+    // Later rules of the event count this message (caps, fatigue, budgets), in a dry run too, so
+    // it decides as ingest would (docs/events.md "The dry run"); a repeat's original is stored already.
+    if (!original) {
+      decision.messages.push(decided.row);
+      if (decided.fatigue) decision.fatigue.set(decided.row.category, decided.fatigue);
+    }
+    return messageOutcomeOf(rule, decided.row, decision, !dryRun);
   } catch (error) {
     return outcomeOfMissingReference(rule.key, error);
   }

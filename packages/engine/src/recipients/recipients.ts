@@ -6,6 +6,7 @@ import {
   findAddress,
   findRecipientPage,
   findRecipientWithAddresses,
+  lockRecipient,
   saveAddress,
   type PrismaClient,
 } from "@svc/store";
@@ -44,7 +45,12 @@ export async function putRecipient(
   checkProfile(input, ["body"], config);
   const { created } = await $transaction(
     prisma,
-    (tx) => writeProfile(tx, externalId, input, now(), config.compliance.sms_channels),
+    async (tx) => {
+      // The person's lock first, as ingest takes it before its own profile writes (and before any
+      // number's): of concurrent first PUTs of one person, one creates and the others update.
+      await lockRecipient(tx, externalId);
+      return writeProfile(tx, externalId, input, now(), config.compliance.sms_channels);
+    },
     NUMBER_LOCK_TRANSACTION,
   );
   return { created, recipient: serializeRecipient(await load(prisma, externalId), viewFor(principal)) };

@@ -29,7 +29,8 @@ export function templatesResource({ prisma }: { prisma: PrismaClient }) {
     rows: templateRows,
     async toFields(input, full, existing) {
       const merged = {
-        default_locale: input.default_locale ?? existing?.default_locale ?? "en",
+        // A PUT sets what it leaves out back to the default (docs/api.md "Admin resources").
+        default_locale: input.default_locale ?? (full ? "en" : (existing?.default_locale ?? "en")),
         locales: input.locales ?? (existing?.locales as Record<string, unknown> | undefined) ?? {},
         ai_attributes: input.ai_attributes ?? (full ? [] : (existing?.ai_attributes ?? [])),
       };
