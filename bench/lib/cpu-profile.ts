@@ -59,3 +59,74 @@ export function summarizeProfile(file: string, top = 40, lastSeconds = Infinity)
       .join("\n");
   return `total ${(total / 1e6).toFixed(1)} s sampled\n\nby package (self time):\n${rows(byPackage, 25)}\n\ntop functions (self time):\n${rows(byFunction, top)}`;
 }
+
+/** A phase of a request and how to recognise its frames by URL (or, for a frame without one, by
+ * name). A phase that `owns` its callees (a library doing I/O: everything under pg is the database
+ * client's, a socket write included) takes a sample when any frame of its stack matches, the first
+ * such rule in the list winning; otherwise the innermost matching frame decides (middleware calls
+ * the next one synchronously, so an outer frame says little). */
+export interface PhaseRule {
+  phase: string;
+  url?: RegExp;
+  name?: RegExp;
+  owns?: boolean;
+}
+
+export interface PhaseTotals {
+  /** Sampled CPU per phase in µs, idle left out; "(gc)" and "(program)" are their own phases. */
+  byPhase: Map<string, number>;
+  /** The unattributed remainder by package, to see which rule is missing. */
+  unmatched: Map<string, number>;
+  totalUs: number;
+}
+
+/** Attributes every non-idle sample of `file` to a phase (see PhaseRule). */
+export function profilePhases(file: string, rules: readonly PhaseRule[]): PhaseTotals {
+  const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const own = (id: number): number => {
+    const { functionName, url } = byId.get(id)!.callFrame;
+    const index = rules.findIndex((rule) =>
+      url ? (rule.url?.test(url) ?? false) : (rule.name?.test(functionName) ?? false),
+    );
+    return index < 0 ? Infinity : index;
+  };
+  // Per node: the first owning rule on its stack, and the innermost rule that matched.
+  const owner = new Map<number, number>();
+  const innermost = new Map<number, number>();
+  const resolve = (id: number): void => {
+    if (owner.has(id)) return;
+    const up = parent.get(id);
+    if (up !== undefined) resolve(up);
+    const mine = own(id);
+    const mineOwns = mine !== Infinity && rules[mine]!.owns === true;
+    owner.set(id, Math.min(mineOwns ? mine : Infinity, up === undefined ? Infinity : owner.get(up)!));
+    innermost.set(id, mine !== Infinity ? mine : up === undefined ? Infinity : innermost.get(up)!);
+  };
+  const bestOf = (id: number): number => {
+    resolve(id);
+    return owner.get(id) !== Infinity ? owner.get(id)! : innermost.get(id)!;
+  };
+  const byPhase = new Map<string, number>();
+  const unmatched = new Map<string, number>();
+  let totalUs = 0;
+  profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i] ?? 0;
+    const { functionName, url } = byId.get(id)!.callFrame;
+    if (functionName === "(idle)") return;
+    totalUs += us;
+    const special =
+      functionName === "(garbage collector)" ? "(gc)" : functionName === "(program)" ? "(program)" : null;
+    const index = special ? Infinity : bestOf(id);
+    const phase = special ?? (index === Infinity ? null : rules[index]!.phase);
+    if (phase) byPhase.set(phase, (byPhase.get(phase) ?? 0) + us);
+    else {
+      byPhase.set("other", (byPhase.get("other") ?? 0) + us);
+      const pkg = packageOf(url);
+      unmatched.set(pkg, (unmatched.get(pkg) ?? 0) + us);
+    }
+  });
+  return { byPhase, unmatched, totalUs };
+}
