@@ -40,7 +40,9 @@ beforeAll(async () => {
   receiver = await new WebhookReceiver().start();
   h = await startHarness("webhooks_api", {
     config: {
-      webhooks: { allow_private_urls: true, max_attempts: 4, disable_after: 3 },
+      // disable_after (8 s) well beyond the four quick tries of one delivery (about 1 s, 40 ms
+      // first retry), so only the test that means to reach it does, on a loaded machine too.
+      webhooks: { allow_private_urls: true, max_attempts: 4, disable_after: 8 },
       channels: { email: { provider: "console" } },
     },
   });
@@ -515,22 +517,27 @@ describe("sending", () => {
     expect(enabled.body).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
   });
 
-  it("an endpoint failing every try for webhooks.disable_after (3 s here) is disabled as failing", async () => {
+  it("an endpoint failing every try for webhooks.disable_after (8 s here) is disabled as failing", async () => {
     const { id, path } = await endpoint(["recipient.erased"]);
     receiver.answer(path, [503]);
-    for (let i = 0; i < 3; i++)
-      await emit(
+    // A new event every second keeps it failing past disable_after (one delivery's tries end in
+    // about a second).
+    let n = 0;
+    const emitOne = () =>
+      emit(
         "recipient.erased",
-        { kind: "recipient", id: `rcp_T${i}` },
+        { kind: "recipient", id: `rcp_T${n++}` },
         { external_id: "p", source: "api", changes: {}, created_at: "x" },
       );
+    await emitOne();
+    const ticking = setInterval(() => void emitOne().catch(() => undefined), 1_000);
     const ep = await waitFor(
       async () => {
         const res = await h.as().get(`/v1/webhooks/${id}`).expect(200);
         return res.body.enabled === false ? res.body : null;
       },
-      { timeoutMs: 15_000, what: "endpoint disabled" },
-    );
+      { timeoutMs: 40_000, what: "endpoint disabled" },
+    ).finally(() => clearInterval(ticking));
     expect(ep).toMatchObject({
       enabled: false,
       disabled_reason: "failing",
@@ -538,7 +545,7 @@ describe("sending", () => {
     });
     expect(logged.some((l) => l.meta?.endpoint_id === id && l.meta?.reason === "failing")).toBe(true);
     expect(receiver.to(path).length).toBeGreaterThanOrEqual(2);
-  });
+  }, 60_000);
 
   it("rotate-secret: the new secret is shown once; both sign during the overlap", async () => {
     const { id, secret, path } = await endpoint(["recipient.erased"]);
@@ -793,7 +800,7 @@ describe("erasure", () => {
     await settle();
     const after = await rows();
     // Only the erasure itself is left about them (the held endpoint may be disabled as failing by
-    // then, webhooks.disable_after is 3 s here); the other person's rows are untouched.
+    // then, webhooks.disable_after is 8 s here); the other person's rows are untouched.
     const erasedRows = (rowsOf: typeof before) =>
       rowsOf.filter((r) => r.recipient_id === erasedId).map((r) => [r.endpoint_id, r.type]);
     expect(erasedRows(after)).toContainEqual([ok.id, "recipient.erased"]);

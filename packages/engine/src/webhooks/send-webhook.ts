@@ -338,8 +338,9 @@ async function recordFailure(
           ...retryAfter,
           ...scale,
         });
-  const won = await recordWebhookDeliveryFailure(deps.prisma, claim, { error, statusCode, retryAt });
-  // The receiver's health: a retryable failure blocks the endpoint but for one probe.
+  // The receiver's health first, then the delivery: whoever sees this try's delivery `failed` sees
+  // its endpoint already disabled by a 410 or by disable_after, not a moment later. A retryable
+  // failure blocks the endpoint but for one probe.
   const blockedUntil = result.retryable
     ? webhookEndpointBlock({
         now: after,
@@ -353,6 +354,7 @@ async function recordFailure(
   if (gone) await disableEndpoint(deps, endpoint.id, "gone", meta);
   else if (since !== null && after.getTime() - since.getTime() >= deps.config.webhooks.disable_after * 1000)
     await disableEndpoint(deps, endpoint.id, "failing", { ...meta, failing_since: since.toISOString() });
+  const won = await recordWebhookDeliveryFailure(deps.prisma, claim, { error, statusCode, retryAt });
   if (!won) return { status: "skipped", reason: "claim lost after sending" };
   if (retryAt === null) {
     deps.logger.warn("webhook delivery failed for good", { ...meta, error, status_code: statusCode });
