@@ -94,6 +94,8 @@ export interface FaultRunResult {
   /** API answers ≥ 500 during the run (500s among them), and requests that got no answer at all. */
   fiveXx: number;
   internalErrors: number;
+  /** The errors behind the 500s, as the API logged them (up to five distinct). */
+  internalErrorCauses: string[];
   networkErrors: number;
   /** From the last fault until every accepted event's message was `sent` (null: not within the wait). */
   secondsToFinal: number | null;
@@ -425,6 +427,9 @@ export async function runFaultScenario(options: FaultRunOptions): Promise<FaultR
       inFlightAtFault: inFlight.length,
       fiveXx: posted.fiveXx.length,
       internalErrors: posted.fiveXx.filter((a) => a.status === 500).length,
+      internalErrorCauses: [
+        ...new Set(warnings.filter((w) => w.message === "request failed").map((w) => w.error ?? "")),
+      ].slice(0, 5),
       networkErrors: posted.networkErrors,
       secondsToFinal: finalAt === null ? null : Math.max(0, finalAt - lastFaultAt) / 1000,
       webhooksMissing: [...sentMessages].filter((id) => !statusSink.eventsBySubject.has(id)).length,

@@ -36,6 +36,8 @@ export interface SvcEnvironment {
 interface LoggedWarning {
   message: string;
   message_id?: string;
+  /** For an unexpected failure of a request (`request failed`, level error): the error's name and message. */
+  error?: string;
 }
 
 export interface SvcProcess {
@@ -129,15 +131,32 @@ function readWarnings(name: string, child: ChildProcess): LoggedWarning[] {
     for (const line of lines) {
       if (!line.startsWith("{")) continue;
       try {
-        const entry = JSON.parse(line) as { level?: string; message?: string; message_id?: string };
+        const entry = JSON.parse(line) as {
+          level?: string;
+          message?: string;
+          message_id?: string;
+          error?: unknown;
+        };
         if (entry.level === "warn" && entry.message)
           warnings.push({ message: entry.message, message_id: entry.message_id });
+        // A 500's cause, so a fault run that answered one can say which error it was.
+        if (entry.level === "error" && entry.message === "request failed")
+          warnings.push({ message: entry.message, error: loggedError(entry.error) });
       } catch {
         // Not a log line of svc's.
       }
     }
   });
   return warnings;
+}
+
+/** An error as svc's logger writes it (`{name, message, stack}`), in one line. */
+function loggedError(error: unknown): string {
+  if (typeof error !== "object" || error === null) return String(error);
+  const { name, message } = error as { name?: unknown; message?: unknown };
+  return `${String(name ?? "Error")}: ${String(message ?? "")
+    .replace(/\s+/g, " ")
+    .slice(0, 300)}`;
 }
 
 function handle(name: string, child: ChildProcess, url?: string): SvcProcess {

@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { Pool, type QueryResult, type QueryResultRow } from "pg";
+import { Client, Pool, type QueryResult, type QueryResultRow } from "pg";
+import { wrapConnectionFailure } from "./database-errors";
 import { PrismaClient } from "./generated/prisma/client";
 
 /**
@@ -17,6 +18,49 @@ export interface CreatePrismaOptions {
   poolMode?: PoolMode;
 }
 
+/**
+ * pg's client, whose failures without an answer from Postgres (a connection ended mid-query, a
+ * connect that timed out: plain errors with no code) leave it as DatabaseUnavailableError. Prisma's
+ * driver adapter passes errors it does not know through unchanged, so without this a pooler or
+ * Postgres going away mid-request surfaced as an unclassified error, a 500, instead of a 503
+ * (docs/operations.md "Recovery guarantees").
+ */
+class ClassifyingClient extends Client {
+  override query(...args: unknown[]): never {
+    return classified((super.query as unknown as (...a: unknown[]) => unknown).bind(this), args);
+  }
+
+  override connect(...args: unknown[]): never {
+    return classified((super.connect as unknown as (...a: unknown[]) => unknown).bind(this), args);
+  }
+}
+
+/** pg's pool, its statements' failures classified as ClassifyingClient's (pg-pool reports a
+ * connection lost mid-statement from the client's 'error' event, past the client's own query). */
+class ClassifyingPool extends Pool {
+  override query(...args: unknown[]): never {
+    return classified((super.query as unknown as (...a: unknown[]) => unknown).bind(this), args);
+  }
+
+  override connect(...args: unknown[]): never {
+    return classified((super.connect as unknown as (...a: unknown[]) => unknown).bind(this), args);
+  }
+}
+
+/** Calls pg's `call` (callback or promise form) with its failures passed through wrapConnectionFailure. */
+function classified(call: (...a: unknown[]) => unknown, args: unknown[]): never {
+  const last = args.length - 1;
+  if (last >= 0 && typeof args[last] === "function") {
+    const callback = args[last] as (error: unknown, ...rest: unknown[]) => void;
+    args[last] = (error: unknown, ...rest: unknown[]) =>
+      callback(error ? wrapConnectionFailure(error) : error, ...rest);
+  }
+  const result = call(...args);
+  if (result instanceof Promise)
+    return result.catch((error: unknown) => Promise.reject(wrapConnectionFailure(error))) as never;
+  return result as never;
+}
+
 // The client's `pg` pool, for the few hot-path statements that skip Prisma (see `pgPoolOf`).
 const pools = new WeakMap<PrismaClient, { pool: Pool; poolMode: PoolMode }>();
 
@@ -25,7 +69,11 @@ const pools = new WeakMap<PrismaClient, { pool: Pool; poolMode: PoolMode }>();
  * created here and handed to the adapter, which ends it on `$disconnect`.
  */
 export function createPrisma(options: CreatePrismaOptions): PrismaClient {
-  const pool = new Pool({ connectionString: options.databaseUrl, max: options.poolMax });
+  const pool = new ClassifyingPool({
+    connectionString: options.databaseUrl,
+    max: options.poolMax,
+    Client: ClassifyingClient,
+  });
   // An idle connection that Postgres ends (restart, failover, idle timeout) makes the pool emit
   // 'error' after dropping it; with no listener that would crash the process. The adapter adds
   // its own only once Prisma first connects, and `pgPoolOf` users may come first.

@@ -50,6 +50,9 @@ const SOCKET_CODES = new Set([
 
 const BY_CODE: Record<string, DatabaseErrorKind> = {
   // Prisma
+  // DatabaseUnavailableError's code, also as Prisma reports it when our pg pool raised it
+  // (client.ts: ClassifyingPool) under one of its own error classes.
+  connection_failure: "unavailable",
   P1001: "unavailable",
   P1002: "unavailable",
   P1017: "unavailable",

@@ -1,7 +1,9 @@
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "pg";
 import { PrismaClient as BarePrismaClient } from "../generated/prisma/client";
 import { createPrisma, pgPoolOf } from "../client";
+import { classifyDatabaseError } from "../database-errors";
 import { dropDatabase, scratchDatabaseUrl } from "./scratch";
 import { ensureDatabase } from "../migrations";
 
@@ -57,6 +59,49 @@ it("an idle connection Postgres ends before Prisma's first query neither crashes
     const again = await pool.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
     expect(again.rows[0]!.pid).not.toBe(rows[0]!.pid);
   } finally {
+    await prisma.$disconnect();
+  }
+});
+
+it("a connection that ends mid-statement, or cannot be made, is classified unavailable through Prisma too", async () => {
+  // A TCP proxy to Postgres whose sockets this test cuts while a statement runs: pg raises an
+  // error with no code, which Prisma's adapter passes through unchanged (docs/operations.md
+  // "Recovery guarantees": a 503, never a 500).
+  const target = new URL(databaseUrl);
+  const sockets = new Set<Socket>();
+  const proxy = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const port = (proxy.address() as AddressInfo).port;
+  const viaProxy = new URL(databaseUrl);
+  viaProxy.host = `127.0.0.1:${port}`;
+  const prisma = createPrisma({ databaseUrl: viaProxy.toString(), poolMax: 1 });
+  try {
+    await prisma.$queryRaw`SELECT 1`;
+    const running = prisma.$queryRaw`SELECT pg_sleep(5)`.then(
+      () => null,
+      (error: unknown) => error,
+    );
+    await sleep(200);
+    for (const socket of sockets) socket.destroy();
+    const cut = await running;
+    expect(classifyDatabaseError(cut)).toMatchObject({ kind: "unavailable" });
+    // Nothing listening any more: the next connect fails, and is classified the same.
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    const refused = await prisma.$queryRaw`SELECT 1`.then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(classifyDatabaseError(refused)).toMatchObject({ kind: "unavailable" });
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    proxy.close();
     await prisma.$disconnect();
   }
 });
