@@ -50,6 +50,7 @@ import { createPrisma } from "@svc/store";
 import { ACCEPT_BATCH, acceptShapedJobs } from "./lib/accept-shaped-jobs";
 import { benchDatabases } from "./lib/bench-databases";
 import { benchRecipients, insertRecipients } from "./lib/bench-recipients";
+import { insertDrainTemplateAndRule } from "./lib/bench-rules";
 import { CpuSampler, startChild, startNode, stopAll, until } from "./lib/processes";
 import { fmt, writeSection } from "./lib/results";
 import { sentCount } from "./lib/sent-count";
@@ -197,18 +198,7 @@ async function runWebhooks(
 }
 
 async function setUpSvc(pool: Pool): Promise<void> {
-  await pool.query(`INSERT INTO templates (key, locales, updated_at) VALUES ('bench', $1, now())`, [
-    JSON.stringify({
-      en: {
-        title: "Order {{ data.order }}",
-        body: "Hello {{ recipient.external_id }}, order {{ data.order }} shipped.",
-      },
-    }),
-  ]);
-  await pool.query(
-    `INSERT INTO rules (key, event, template, category, channels, condition, digest, updated_at)
-     VALUES ('bench-drain', 'bench.drain', 'bench', 'transactional', ARRAY['push'], NULL, NULL, now())`,
-  );
+  await insertDrainTemplateAndRule(pool);
   // For the delivery-only phase: due a second later, so every message waits in the delivery queue.
   await pool.query(
     `INSERT INTO rules (key, event, template, category, channels, condition, digest, delay_seconds, updated_at)

@@ -38,6 +38,7 @@ import {
 } from "@svc/testkit";
 import { acceptShapedJobs } from "./lib/accept-shaped-jobs";
 import { benchRecipients, insertRecipients } from "./lib/bench-recipients";
+import { insertDrainTemplateAndRule } from "./lib/bench-rules";
 import { startOwnRedis, type OwnRedis } from "./lib/faults/redis-server";
 import { startWorker, writeConfig, type SvcProcess } from "./lib/faults/svc-processes";
 import { CpuSampler, cpuSecondsOf, until } from "./lib/processes";
@@ -211,18 +212,7 @@ async function insertEvents(pool: Pool, queues: Queues, count: number, name: str
 }
 
 async function setUpRows(pool: Pool): Promise<void> {
-  await pool.query(`INSERT INTO templates (key, locales, updated_at) VALUES ('bench', $1, now())`, [
-    JSON.stringify({
-      en: {
-        title: "Order {{ data.order }}",
-        body: "Hello {{ recipient.external_id }}, order {{ data.order }} shipped.",
-      },
-    }),
-  ]);
-  await pool.query(
-    `INSERT INTO rules (key, event, template, category, channels, condition, digest, updated_at)
-     VALUES ('bench-drain', 'bench.drain', 'bench', 'transactional', ARRAY['push'], NULL, NULL, now())`,
-  );
+  await insertDrainTemplateAndRule(pool);
   await pool.query(
     `INSERT INTO rules (key, event, template, category, channels, condition, digest, delay_seconds, updated_at)
      VALUES ('bench-later', 'bench.later', 'bench', 'transactional', ARRAY['push'], NULL, NULL, 10, now())`,
