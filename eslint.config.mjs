@@ -85,6 +85,16 @@ export default tseslint.config(
               message: "Database access lives in packages/store: add a function there.",
             },
           ],
+          // The Prisma client's own types: outside the store code holds opaque handles
+          // (packages/store/src/transaction.ts), which only the store's functions can use.
+          paths: [
+            {
+              name: "@svc/store",
+              importNames: ["PrismaClient", "PrismaClientOrTransaction", "TransactionClient"],
+              message:
+                "Outside the store, hold a Database, RootDatabase or Transaction handle and pass it to store functions.",
+            },
+          ],
         },
       ],
       "no-restricted-syntax": [

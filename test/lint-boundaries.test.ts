@@ -64,6 +64,15 @@ const FORBIDDEN: [string, string][] = [
   ["export const f = (prisma: Client) => prisma.message.findMany();\n", "no-restricted-syntax"],
   ["export const f = (deps: { prisma: Client }) => deps.prisma.recipient.count();\n", "no-restricted-syntax"],
   ["export const f = (tx: Client) => tx.outboxEntry;\n", "no-restricted-syntax"],
+  // The client's own types: outside the store, code holds the store's opaque handles.
+  [
+    'import type { PrismaClient } from "@svc/store";\nexport type C = PrismaClient;\n',
+    "no-restricted-imports",
+  ],
+  [
+    'import type { TransactionClient } from "@svc/store";\nexport type C = TransactionClient;\n',
+    "no-restricted-imports",
+  ],
 ];
 // The same property names on anything but a client are not statements.
 const NOT_A_CLIENT = snippet(
@@ -76,7 +85,7 @@ const IN_STORE = snippet(
   STORE,
 );
 const STORE_FUNCTIONS = snippet(
-  'import { $transaction, readOnlyTransaction } from "@svc/store";\nexport const f = [$transaction, readOnlyTransaction];\n',
+  'import { $transaction, readOnlyTransaction, type Database, type Transaction } from "@svc/store";\nexport const f = [$transaction, readOnlyTransaction];\nexport type H = Database | Transaction;\n',
   ENGINE,
 );
 const IN_A_TEST = snippet(

@@ -12,7 +12,7 @@ import {
 } from "@svc/engine";
 import type { Logger } from "@svc/log";
 import { redisReadiness, redisTopologyOf, type NoticeBus, type Queues, type RedisClient } from "@svc/queue";
-import { pendingMigrations, pingDatabase, type PrismaClient } from "@svc/store";
+import { pendingMigrations, pingDatabase, type RootDatabase } from "@svc/store";
 import { createApp } from "./app";
 import { apiKeyCacheWithNotices } from "./auth/api-key-notices";
 import { rateLimit } from "./auth/rate-limit";
@@ -47,7 +47,7 @@ import { MCP_PATH, mcpRouter } from "./mcp/mcp-router";
 export interface ApiServices {
   config: SvcConfig;
   logger: Logger;
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   /** The API's own connection: rate limits and the readiness probe. */
   redis: RedisClient;
   queues: Queues;

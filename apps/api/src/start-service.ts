@@ -4,7 +4,7 @@ import { assertSecrets, loadConfig, sessionDatabaseUrl, type SvcConfig } from "@
 import { closeRenderPools } from "@svc/engine";
 import { createLogger, type Logger } from "@svc/log";
 import { createNoticeBus, createQueues, createRedisClient, redisTopologyOf, type Queues } from "@svc/queue";
-import { createPrisma, migrate, type PrismaClient } from "@svc/store";
+import { closeDatabase, createPrisma, migrate, type RootDatabase } from "@svc/store";
 import { startMetricsListener, startWorkerProcess, type RunningWorkers } from "@svc/worker";
 import { buildApi, shutdownApi } from "./build-api";
 import { answerClientErrorsAsProblems } from "./http/client-errors";
@@ -93,7 +93,7 @@ export async function startService({
         await queues.close();
         await notices.close();
         redis.disconnect();
-        await prisma.$disconnect();
+        await closeDatabase(prisma);
       })();
       return closing;
     },
@@ -139,7 +139,7 @@ export async function prepareService({
 
 async function startEmbeddedWorkers(
   config: SvcConfig,
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   queues: Queues,
   logger: Logger,
   env: NodeJS.ProcessEnv,

@@ -4,7 +4,7 @@ import {
   findFailedMessages,
   refailReopenedMessage,
   reopenFailedMessages,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 
 // `svcctl jobs retry-dead` also reopens messages that ended `failed` with `gave up: …` (delivery
@@ -19,7 +19,7 @@ export interface ReopenGivenUpMessagesOptions {
 }
 
 export async function reopenGivenUpMessages(
-  { prisma, queues, now }: { prisma: PrismaClient; queues: Pick<Queues, "enqueueBulk">; now: () => Date },
+  { prisma, queues, now }: { prisma: RootDatabase; queues: Pick<Queues, "enqueueBulk">; now: () => Date },
   options: ReopenGivenUpMessagesOptions = {},
 ): Promise<{ reopened: number }> {
   const batchSize = options.batchSize ?? 500;

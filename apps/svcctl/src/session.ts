@@ -1,7 +1,7 @@
 import path from "node:path";
 import { loadConfig, type Env, type SvcConfig } from "@svc/config";
 import { createQueues, redisTopologyOf, type Queues } from "@svc/queue";
-import { createPrisma, pingDatabase, type PrismaClient } from "@svc/store";
+import { closeDatabase, createPrisma, pingDatabase, type RootDatabase } from "@svc/store";
 import { apiAccess, type ApiAccess } from "./api-access";
 import { CliError, type Targets } from "./cli-error";
 import { EXIT } from "./exit-codes";
@@ -54,7 +54,7 @@ export interface Session {
   err(line: string): void;
   config(): SvcConfig;
   /** A Prisma client whose database answered a first query. */
-  prisma(): Promise<PrismaClient>;
+  prisma(): Promise<RootDatabase>;
   /** Producers whose Redis connection is ready. */
   queues(): Promise<Queues>;
   targets(): Targets;
@@ -65,7 +65,7 @@ export interface Session {
 
 export function createSession(io: CliIO, globals: () => GlobalOptions): Session {
   let config: SvcConfig | undefined;
-  let prisma: PrismaClient | undefined;
+  let prisma: RootDatabase | undefined;
   let queues: Queues | undefined;
   const now = io.now ?? (() => new Date());
 
@@ -110,7 +110,7 @@ export function createSession(io: CliIO, globals: () => GlobalOptions): Session 
       return apiAccess(io.env, { url, key }, options);
     },
     async close() {
-      await Promise.allSettled([prisma?.$disconnect(), queues?.close()]);
+      await Promise.allSettled([prisma && closeDatabase(prisma), queues?.close()]);
     },
   };
   return session;

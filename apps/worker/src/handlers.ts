@@ -39,13 +39,13 @@ import {
   type OutboxConsumer,
 } from "@svc/engine";
 import { createGuardedDispatcher, createProviders } from "@svc/providers";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 import { reportDeadJobsSweep } from "./report-dead-jobs";
 
 export interface HandlerDeps {
   queues: Queues;
   logger: JobLogger;
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: SvcConfig;
   now: () => Date;
   /** Provider credentials (`*_env` settings of channels) are read from it; apps pass process.env. */

@@ -3,7 +3,7 @@ import { loadConfig, sessionDatabaseUrl } from "@svc/config";
 import { closeRenderPools } from "@svc/engine";
 import { createLogger } from "@svc/log";
 import { createQueues, redisTopologyOf } from "@svc/queue";
-import { createPrisma, migrate } from "@svc/store";
+import { closeDatabase, createPrisma, migrate } from "@svc/store";
 import path from "node:path";
 import { startMetricsListener } from "./metrics-listener";
 import { exitGracefullyOnSignals } from "./shutdown";
@@ -57,7 +57,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
       await workers.close();
       await closeRenderPools();
       await queues.close();
-      await prisma.$disconnect();
+      await closeDatabase(prisma);
     },
   });
   await workers.scheduleSweeps();

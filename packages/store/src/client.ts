@@ -1,6 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Client, Pool, type QueryResult, type QueryResultRow } from "pg";
 import { wrapConnectionFailure } from "./database-errors";
+import { prismaOf, rootOf, type Database, type RootDatabase } from "./transaction";
 import { PrismaClient } from "./generated/prisma/client";
 
 /**
@@ -114,6 +115,11 @@ export function queryOnPool<R extends QueryResultRow>(
 }
 
 /** Resolves once the database answers a trivial query (readiness probes, svcctl's first use). */
-export async function pingDatabase(client: PrismaClient): Promise<void> {
-  await client.$queryRaw`SELECT 1`;
+/** Closes the client's connections: a process's last step with the database. */
+export function closeDatabase(db: RootDatabase): Promise<void> {
+  return rootOf(db).$disconnect();
+}
+
+export async function pingDatabase(client: Database): Promise<void> {
+  await prismaOf(client).$queryRaw`SELECT 1`;
 }

@@ -1,7 +1,7 @@
 // Prisma's generated client: PrismaClient, the Prisma namespace, model types and enums.
 export * from "./generated/prisma/client";
 
-export { createPrisma, pgPoolOf, pingDatabase, queryOnPool, type PoolMode } from "./client";
+export { createPrisma, closeDatabase, pgPoolOf, pingDatabase, queryOnPool, type PoolMode } from "./client";
 export type { CreatePrismaOptions } from "./client";
 export {
   $transaction,
@@ -9,7 +9,10 @@ export {
   isTransactionClient,
   isRetryableTransactionError,
 } from "./transaction";
-export type { TransactionClient, PrismaClientOrTransaction, TransactionOptions } from "./transaction";
+// What code outside the store holds: opaque handles (transaction.ts). The Prisma client types stay
+// exported for the store's own tests and for the processes that create and close the client.
+export type { Database, RootDatabase, Transaction, TransactionOptions } from "./transaction";
+export type { TransactionClient, PrismaClientOrTransaction } from "./transaction";
 export {
   lockRecipient,
   lockRecipients,

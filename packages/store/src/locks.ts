@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { isTransactionClient, type PrismaClientOrTransaction, type TransactionClient } from "./transaction";
+import { transactionOf, type Transaction, isTransactionClient } from "./transaction";
 
 /**
  * Each kind of lock gets its own 16-bit tag in the top of the 64-bit key, so kinds never collide with
@@ -28,18 +28,18 @@ export function advisoryLockKey(namespace: LockNamespace, key: string): bigint {
 
 /** Holds an advisory lock until the surrounding transaction ends. */
 export async function advisoryXactLock(
-  tx: PrismaClientOrTransaction,
+  tx: Transaction,
   namespace: LockNamespace,
   key: string,
 ): Promise<void> {
   // Outside a transaction the "xact" lock would be released at once: refuse rather than lock nothing.
   if (!isTransactionClient(tx)) throw new Error("advisory transaction locks need a transaction client");
   // $executeRaw, not $queryRaw: the adapter cannot read pg_advisory_xact_lock's void result.
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${advisoryLockKey(namespace, key)})`;
+  await transactionOf(tx).$executeRaw`SELECT pg_advisory_xact_lock(${advisoryLockKey(namespace, key)})`;
 }
 
 /** Serialises per-recipient decisions: call first thing inside the transaction. */
-export function lockRecipient(tx: TransactionClient, recipientKey: string): Promise<void> {
+export function lockRecipient(tx: Transaction, recipientKey: string): Promise<void> {
   return advisoryXactLock(tx, LockNamespace.recipient, recipientKey);
 }
 
@@ -47,13 +47,13 @@ export function lockRecipient(tx: TransactionClient, recipientKey: string): Prom
  * lockRecipient for several people in one statement, taken in key order so two holders of several
  * people never wait on each other in a circle (a batch of direct sends, docs/messages.md).
  */
-export function lockRecipients(tx: TransactionClient, recipientKeys: readonly string[]): Promise<void> {
+export function lockRecipients(tx: Transaction, recipientKeys: readonly string[]): Promise<void> {
   return advisoryXactLocks(tx, LockNamespace.recipient, recipientKeys);
 }
 
 /** Locks of one kind for several keys in one statement, taken in key order (no waiting in a circle). */
 async function advisoryXactLocks(
-  tx: TransactionClient,
+  tx: Transaction,
   namespace: LockNamespace,
   keys: readonly string[],
 ): Promise<void> {
@@ -61,7 +61,8 @@ async function advisoryXactLocks(
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
     .map(String);
   if (sorted.length === 0) return;
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(k) FROM (SELECT unnest(${sorted}::text[])::bigint AS k ORDER BY 1) AS ordered`;
+  await transactionOf(tx)
+    .$executeRaw`SELECT pg_advisory_xact_lock(k) FROM (SELECT unnest(${sorted}::text[])::bigint AS k ORDER BY 1) AS ordered`;
 }
 
 /**
@@ -69,17 +70,17 @@ async function advisoryXactLocks(
  * evaluates the select list in order): an external id, then the internal id, as ingest and a
  * person's own writes take them (docs/events.md).
  */
-export async function lockRecipientsInOrder(tx: TransactionClient, keys: readonly string[]): Promise<void> {
+export async function lockRecipientsInOrder(tx: Transaction, keys: readonly string[]): Promise<void> {
   if (keys.length === 1) return lockRecipient(tx, keys[0]!);
   const list = keys.map((_, i) => `pg_advisory_xact_lock($${i + 1}::bigint)`).join(", ");
-  await tx.$executeRawUnsafe(
+  await transactionOf(tx).$executeRawUnsafe(
     `SELECT ${list}`,
     ...keys.map((key) => advisoryLockKey(LockNamespace.recipient, key)),
   );
 }
 
 /** Serialises the checks of an agent's cap on held items (taken after any recipient lock). */
-export function lockAgentHolds(tx: TransactionClient, agentKey: string): Promise<void> {
+export function lockAgentHolds(tx: Transaction, agentKey: string): Promise<void> {
   return advisoryXactLock(tx, LockNamespace.agentHolds, agentKey);
 }
 
@@ -93,18 +94,18 @@ export function advisoryLockKeySql(namespace: LockNamespace, textExpression: str
  * profile writes that add the number (docs/texting.md "Numbers"). Taken in sorted order, so two
  * holders of several numbers never wait on each other in a circle.
  */
-export async function lockPhoneNumbers(tx: TransactionClient, e164Numbers: readonly string[]): Promise<void> {
+export async function lockPhoneNumbers(tx: Transaction, e164Numbers: readonly string[]): Promise<void> {
   for (const number of [...new Set(e164Numbers)].sort()) {
     await advisoryXactLock(tx, LockNamespace.phoneNumber, number);
   }
 }
 
 /** Serialises the changes of a person's inbox items (keyed by the internal recipient id). */
-export function lockInbox(tx: TransactionClient, recipientId: string): Promise<void> {
+export function lockInbox(tx: Transaction, recipientId: string): Promise<void> {
   return advisoryXactLock(tx, LockNamespace.inbox, recipientId);
 }
 
 /** lockInbox for several people in one statement, in key order. */
-export function lockInboxes(tx: TransactionClient, recipientIds: readonly string[]): Promise<void> {
+export function lockInboxes(tx: Transaction, recipientIds: readonly string[]): Promise<void> {
   return advisoryXactLocks(tx, LockNamespace.inbox, recipientIds);
 }

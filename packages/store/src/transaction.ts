@@ -5,6 +5,35 @@ import { Prisma, type PrismaClient } from "./generated/prisma/client";
 export type TransactionClient = Prisma.TransactionClient;
 export type PrismaClientOrTransaction = PrismaClient | TransactionClient;
 
+// What code outside the store holds of the database (docs/architecture.md "The store boundary"):
+// opaque handles with no members, which it can only hand back to the store's functions. Only the
+// store turns one into the Prisma client behind it (prismaOf, rootOf, transactionOf, not exported
+// from the package). The brands are optional, so a PrismaClient (what the apps create, what tests
+// hold) is any of them; among the handles, a transaction or the root client is a Database, a
+// Database is neither of the others, and a transaction is not a root client.
+declare const handle: unique symbol;
+/** The database as a whole or a transaction in progress: for a statement that runs in either. */
+export type Database = object & { readonly [handle]?: "root" | "transaction" };
+/** The client itself, outside any transaction: for work that opens transactions of its own. */
+export type RootDatabase = object & { readonly [handle]?: "root" };
+/** A transaction in progress: for statements that must run inside one (locks held until commit). */
+export type Transaction = object & { readonly [handle]?: "transaction" };
+
+/** The Prisma client behind a handle (the store's own code only). */
+export function prismaOf(db: Database): PrismaClientOrTransaction {
+  return db as PrismaClientOrTransaction;
+}
+
+/** The root Prisma client behind a handle (the store's own code only). */
+export function rootOf(db: RootDatabase): PrismaClient {
+  return db as PrismaClient;
+}
+
+/** The Prisma transaction client behind a handle (the store's own code only). */
+export function transactionOf(tx: Transaction): TransactionClient {
+  return tx as TransactionClient;
+}
+
 export interface TransactionOptions {
   isolationLevel?: Prisma.TransactionIsolationLevel;
   /** Most time to wait for a connection, in ms (Prisma's default 2000). */
@@ -18,7 +47,7 @@ export interface TransactionOptions {
 }
 
 /** Prisma strips `$connect` (with `$disconnect`, `$on`, `$extends`) from transaction clients; 7.x keeps `$transaction`. */
-export function isTransactionClient(db: PrismaClientOrTransaction): boolean {
+export function isTransactionClient(db: Database): boolean {
   return !("$connect" in db);
 }
 
@@ -38,10 +67,11 @@ export function isRetryableTransactionError(error: unknown): boolean {
  * failure or deadlock, so `fn` must have no effects outside the database.
  */
 export async function $transaction<R>(
-  db: PrismaClientOrTransaction,
-  fn: (tx: TransactionClient) => Promise<R>,
+  handle: Database,
+  fn: (tx: Transaction) => Promise<R>,
   options: TransactionOptions = {},
 ): Promise<R> {
+  const db = prismaOf(handle);
   if (!isRootClient(db)) return fn(db);
   const { maxRetries = 3, onRetry, ...prismaOptions } = options;
   for (let attempt = 0; ; attempt++) {
@@ -62,14 +92,14 @@ export async function $transaction<R>(
  * transaction of its own, never joined to a caller's (whose mode is set already).
  */
 export function readOnlyTransaction<R>(
-  db: PrismaClient,
-  fn: (tx: TransactionClient) => Promise<R>,
+  db: RootDatabase,
+  fn: (tx: Transaction) => Promise<R>,
   options: TransactionOptions = {},
 ): Promise<R> {
   return $transaction(
     db,
     async (tx) => {
-      await tx.$executeRaw`SET TRANSACTION READ ONLY`;
+      await transactionOf(tx).$executeRaw`SET TRANSACTION READ ONLY`;
       return fn(tx);
     },
     options,

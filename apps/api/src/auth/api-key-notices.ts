@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createApiKeyCache, type ApiKeyCache } from "@svc/engine";
 import type { NoticeBus } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 
 // Key changes reach every API process through Redis pub/sub: a revoke or agent change here clears
 // this process's key cache at once and publishes; the others clear theirs on the notice. A
@@ -11,7 +11,7 @@ import type { PrismaClient } from "@svc/store";
 const API_KEY_NOTICES = "api-keys:changed";
 
 export interface ApiKeyCacheWithNoticesOptions {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   notices: NoticeBus;
   ttlMs?: number;
 }

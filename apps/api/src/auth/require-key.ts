@@ -2,7 +2,7 @@ import type { RequestHandler, Response } from "express";
 import { accessDenial, AppError, type Principal } from "@svc/core";
 import { authenticate, type ApiKeyCache } from "@svc/engine";
 import { addLogContext } from "@svc/log";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 import { getOperation } from "../http/openapi-validation";
 
 // Authentication, then scope, before validation, so a bad body without a key is 401 (docs/api.md,
@@ -11,7 +11,7 @@ import { getOperation } from "../http/openapi-validation";
 // and the behaviour cannot disagree.
 
 export function requireKey(deps: {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   now: () => Date;
   apiKeyCache?: ApiKeyCache;
 }): RequestHandler {

@@ -9,7 +9,7 @@ import {
   unsubscribeConfirmation,
 } from "@svc/engine";
 import type { Logger } from "@svc/log";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 import { loggablePath } from "../http/loggable-path";
 import { requestOrigin } from "../http/request-origin";
 import { FORM_TYPE, formBody, MULTIPART_TYPE, submitField } from "./form-post";
@@ -27,7 +27,7 @@ import {
 // credential, forms post back to the same URL, errors are HTML pages with the problem's fields.
 
 export interface PreferencePagesDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: SvcConfig;
   logger: Logger;
   now: () => Date;

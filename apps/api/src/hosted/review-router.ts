@@ -3,7 +3,7 @@ import type { SvcConfig } from "@svc/config";
 import { decideByReviewLink, reviewPageFor, type LinkDecisionResult, type ReviewPage } from "@svc/engine";
 import type { Logger } from "@svc/log";
 import type { Queues } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 import { formBody, submitField } from "./form-post";
 import { sendPage, setHostedHeaders } from "./html";
 import { hostedErrorPage } from "./preferences-router";
@@ -16,7 +16,7 @@ import { renderReviewPage, type RenderContext } from "./review-page";
 // harmless); only the two forms' POSTs decide. A closed item answers 410 naming who decided.
 
 export interface ReviewPagesDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: SvcConfig;
   logger: Logger;
   queues: Pick<Queues, "enqueueBulk" | "redis" | "prefix">;

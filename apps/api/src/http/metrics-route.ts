@@ -3,7 +3,7 @@ import { AppError, hasScope } from "@svc/core";
 import { authenticate } from "@svc/engine";
 import { metrics } from "@svc/log";
 import { scrapeMetrics, type Queues } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 import { isSupervisedApiProcess, metricsOfAllApiProcesses } from "../api-processes";
 
 const METRICS_PATH = "/metrics";
@@ -13,7 +13,7 @@ const METRICS_PATH = "/metrics";
  * token). Operators who prefer a private address instead set `worker.metrics_port`
  * (docs/operations.md "Metrics").
  */
-export function mountMetrics(app: Express, queues: Queues, deps: { prisma: PrismaClient; now: () => Date }) {
+export function mountMetrics(app: Express, queues: Queues, deps: { prisma: RootDatabase; now: () => Date }) {
   app.get(METRICS_PATH, async (req, res) => {
     const principal = await authenticate(deps, req.headers.authorization);
     if (!hasScope(principal, "admin") || principal.agentKey)

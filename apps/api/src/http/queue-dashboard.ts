@@ -5,7 +5,7 @@ import { ExpressAdapter } from "@bull-board/express";
 import { AppError, hasScope } from "@svc/core";
 import { authenticate } from "@svc/engine";
 import { QUEUE_NAMES, type Queues } from "@svc/queue";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 
 const QUEUE_DASHBOARD_PATH = "/admin/queues";
 const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="svc queues", charset="UTF-8"' };
@@ -14,7 +14,7 @@ const BASIC_CHALLENGE = { "WWW-Authenticate": 'Basic realm="svc queues", charset
  * Operators' BullMQ dashboard. Browsers cannot send bearer tokens, so it takes HTTP Basic with an
  * admin API key as the password (any user name): the one place that answers with a Basic challenge.
  */
-function basicAdminAuth(deps: { prisma: PrismaClient; now: () => Date }): RequestHandler {
+function basicAdminAuth(deps: { prisma: RootDatabase; now: () => Date }): RequestHandler {
   return async (req, _res, next) => {
     const header = req.headers.authorization ?? "";
     const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
@@ -46,7 +46,7 @@ function basicAdminAuth(deps: { prisma: PrismaClient; now: () => Date }): Reques
 export function mountQueueDashboard(
   app: Express,
   queues: Queues,
-  deps: { prisma: PrismaClient; now: () => Date },
+  deps: { prisma: RootDatabase; now: () => Date },
 ) {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);

@@ -1,10 +1,10 @@
 import type { Router } from "express";
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from "@svc/engine";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 import { principalOf } from "../auth/require-key";
 import { pageQuery } from "../http/page-query";
 
-export function apiKeysRoutes(router: Router, deps: { prisma: PrismaClient; now: () => Date }) {
+export function apiKeysRoutes(router: Router, deps: { prisma: RootDatabase; now: () => Date }) {
   router.get("/v1/api-keys", async (req, res) => {
     res.json(await listApiKeys(deps, pageQuery(req)));
   });

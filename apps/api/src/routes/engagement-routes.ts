@@ -1,9 +1,9 @@
 import type { Router } from "express";
 import { recordMessageEngagement, recordTrackedEngagement, type EngagementInput } from "@svc/engine";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 import { principalOf } from "../auth/require-key";
 
-export function engagementRoutes(router: Router, deps: { prisma: PrismaClient; now: () => Date }): void {
+export function engagementRoutes(router: Router, deps: { prisma: RootDatabase; now: () => Date }): void {
   router.post("/v1/messages/:id/engagement", async (req, res) => {
     res
       .status(202)

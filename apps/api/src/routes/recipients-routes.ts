@@ -8,7 +8,7 @@ import {
   removeAddress,
 } from "@svc/engine";
 import type { SvcConfig } from "@svc/config";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 import { principalOf } from "../auth/require-key";
 import { pageQuery } from "../http/page-query";
 
@@ -17,7 +17,7 @@ const externalIdOf = (req: Request) => req.params.external_id as string;
 /** Recipients, addresses and preferences (docs/preferences.md); the key decides what it may see and write. */
 export function recipientsRoutes(
   router: Router,
-  deps: { prisma: PrismaClient; now: () => Date; config: Pick<SvcConfig, "compliance" | "channels"> },
+  deps: { prisma: RootDatabase; now: () => Date; config: Pick<SvcConfig, "compliance" | "channels"> },
 ): void {
   router.get("/v1/recipients", async (req, res) => {
     res.json(await listRecipients(deps, principalOf(res), pageQuery(req)));

@@ -1,9 +1,9 @@
 import type { Router } from "express";
 import type { SvcConfig } from "@svc/config";
 import { previewTemplate, type TemplatePreviewRequest } from "@svc/engine";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 
-type Deps = { prisma: PrismaClient; now: () => Date; config: Pick<SvcConfig, "channels" | "render"> };
+type Deps = { prisma: RootDatabase; now: () => Date; config: Pick<SvcConfig, "channels" | "render"> };
 
 /** POST /v1/templates/{key}/preview: renders as a message would be, sends nothing. */
 export function templatePreviewRoutes(router: Router, deps: Deps): void {

@@ -1,4 +1,4 @@
-import { agentRows, softDeleteAgent, type AgentFields, type AgentRow, type PrismaClient } from "@svc/store";
+import { agentRows, softDeleteAgent, type AgentFields, type AgentRow, type RootDatabase } from "@svc/store";
 import type { ApiKeyCache } from "../api-keys/api-key-cache";
 import { keyedResource } from "../shared/keyed-resource";
 import { validateAgentInput, type AgentInput } from "./agent-input";
@@ -22,7 +22,7 @@ export function agentsResource({
   now,
   apiKeyCache,
 }: {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   now: () => Date;
   apiKeyCache?: ApiKeyCache;
 }) {

@@ -1,5 +1,5 @@
 import { validateCondition, type Importance, type ValidationIssue } from "@svc/core";
-import { findCategoryKeys, type PrismaClient } from "@svc/store";
+import { findCategoryKeys, type RootDatabase } from "@svc/store";
 import { parseCaps, validationError, type StoredCap } from "../shared/validation";
 
 /** Agent fields as the API takes them (docs/agents.md, "Fields"); shapes are checked by OpenAPI. */
@@ -29,7 +29,7 @@ export interface AgentData {
 }
 
 /** Checks what OpenAPI cannot: periods, the approval condition, and that named categories exist. */
-export async function validateAgentInput(prisma: PrismaClient, input: AgentInput): Promise<AgentData> {
+export async function validateAgentInput(prisma: RootDatabase, input: AgentInput): Promise<AgentData> {
   const issues: ValidationIssue[] = [];
   const data: AgentData = {};
   if (input.name !== undefined) data.name = input.name;

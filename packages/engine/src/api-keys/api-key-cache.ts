@@ -1,4 +1,4 @@
-import { findApiKeyForAuth, type ApiKeyAuthRecord, type PrismaClient } from "@svc/store";
+import { findApiKeyForAuth, type ApiKeyAuthRecord, type RootDatabase } from "@svc/store";
 
 // Key rows by SHA-256, so authentication is not a Postgres round trip per request. Decisions are
 // still made per request from the row (revoked, expiry against `now`, agent state); the cache only
@@ -9,7 +9,7 @@ import { findApiKeyForAuth, type ApiKeyAuthRecord, type PrismaClient } from "@sv
 export type KeyRecord = ApiKeyAuthRecord;
 
 export interface ApiKeyCacheOptions {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   /** How long a row is trusted without a notice (default 1000 ms). */
   ttlMs?: number;
   /** More distinct keys than this and the cache starts over (default 10,000). */

@@ -1,5 +1,5 @@
 import { AppError, isScope, sha256Hex, type Principal } from "@svc/core";
-import { findApiKeyForAuth, type PrismaClient } from "@svc/store";
+import { findApiKeyForAuth, type RootDatabase } from "@svc/store";
 import type { ApiKeyCache, KeyRecord } from "./api-key-cache";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -12,7 +12,7 @@ const unauthorized = (detail: string) => new AppError("unauthorized", detail, { 
  * key; 403 when the key's agent is disabled or deleted (docs/api.md, "Authentication").
  */
 export async function authenticate(
-  { prisma, now, apiKeyCache }: { prisma: PrismaClient; now: () => Date; apiKeyCache?: ApiKeyCache },
+  { prisma, now, apiKeyCache }: { prisma: RootDatabase; now: () => Date; apiKeyCache?: ApiKeyCache },
   authorization: string | undefined,
 ): Promise<Principal> {
   if (!authorization) throw unauthorized("missing API key: send 'Authorization: Bearer <key>'");

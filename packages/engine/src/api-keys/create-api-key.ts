@@ -7,7 +7,7 @@ import {
   sha256Hex,
   type Scope,
 } from "@svc/core";
-import { findAgentRow, insertApiKey, type PrismaClient } from "@svc/store";
+import { findAgentRow, insertApiKey, type RootDatabase } from "@svc/store";
 import { serializeApiKey, type ApiKeyView } from "./serialize-api-key";
 
 export interface CreateApiKeyInput {
@@ -22,7 +22,7 @@ export interface CreateApiKeyInput {
  * (which bootstraps the first admin key straight against the database).
  */
 export async function createApiKey(
-  { prisma, now }: { prisma: PrismaClient; now: () => Date },
+  { prisma, now }: { prisma: RootDatabase; now: () => Date },
   input: CreateApiKeyInput,
 ): Promise<ApiKeyView & { key: string }> {
   const scopes = [...new Set(input.scopes)];

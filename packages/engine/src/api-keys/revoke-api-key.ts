@@ -1,5 +1,5 @@
 import { AppError } from "@svc/core";
-import { findApiKey, markApiKeyRevoked, type PrismaClient } from "@svc/store";
+import { findApiKey, markApiKeyRevoked, type RootDatabase } from "@svc/store";
 import type { ApiKeyCache } from "./api-key-cache";
 import { serializeApiKey } from "./serialize-api-key";
 
@@ -8,7 +8,7 @@ import { serializeApiKey } from "./serialize-api-key";
  * answer, and the other processes are told. Repeats are no-ops.
  */
 export async function revokeApiKey(
-  { prisma, now, apiKeyCache }: { prisma: PrismaClient; now: () => Date; apiKeyCache?: ApiKeyCache },
+  { prisma, now, apiKeyCache }: { prisma: RootDatabase; now: () => Date; apiKeyCache?: ApiKeyCache },
   id: string,
 ) {
   await markApiKeyRevoked(prisma, id, now());

@@ -9,7 +9,7 @@ import {
   rejectHeldMessage,
   saveFatigueState,
   type MessageRow,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import { callbackJob, recordDecisionCallback } from "../shared/record-callback";
 import type { EngineDeps } from "../deps";
@@ -80,7 +80,7 @@ export async function decideHeldMessage(
 }
 
 async function approve(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: HeldDecisionDeps,
   message: MessageRow,
   comment: string | null,
@@ -120,7 +120,7 @@ async function approve(
 }
 
 async function reject(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: HeldDecisionDeps,
   message: MessageRow,
   reason: string | null,
@@ -149,7 +149,7 @@ async function reject(
 }
 
 async function expireNow(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: HeldDecisionDeps,
   message: MessageRow,
   jobs: BulkItem[],
@@ -173,7 +173,7 @@ export function expiryOf(message: MessageRow): MessageDecision {
 }
 
 async function recordCallback(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: HeldDecisionDeps,
   message: MessageRow,
   decision: MessageDecision,

@@ -7,7 +7,7 @@ import {
   findApprovalRequest,
   insertSessionGrant,
   type ApprovalRequestRow,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import { callbackJob, recordDecisionCallback } from "../shared/record-callback";
 import { kickOutbox, recordOutbox } from "../outbox/outbox";
@@ -129,7 +129,7 @@ export const approvalChannel = (id: string) => `approvals:${id}`;
  * reads waiting for it, and the `approval.decided` webhook event. The caller kicks the relay after the commit.
  */
 export async function recordRequestOutcome(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: Pick<ApprovalDeps, "config" | "now">,
   request: ApprovalRequestRow,
   status: "approved" | "rejected" | "expired",

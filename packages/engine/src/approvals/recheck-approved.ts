@@ -1,4 +1,4 @@
-import { findEvent, findRule, type MessageRow, type TransactionClient } from "@svc/store";
+import { findEvent, findRule, type MessageRow, type Transaction } from "@svc/store";
 import { decideMessage, type DecidedMessage } from "../compose/compose-message";
 import type { ComposeDeps, ComposeRequest } from "../compose/compose-types";
 import { readCompositionRows } from "../compose/composition-rows";
@@ -11,7 +11,7 @@ import type { MessageContent } from "../compose/message-content";
  * delay or approval, with the content the reviewer saw. Writes nothing.
  */
 export async function recheckApprovedMessage(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: ComposeDeps,
   message: MessageRow,
 ): Promise<DecidedMessage> {

@@ -4,7 +4,7 @@ import {
   changeBroadcastStatus,
   stampBroadcastStarted,
   type BroadcastRow,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import type { Logger } from "@svc/log";
 import { cancelBroadcastMessages } from "./cancel-broadcast-messages";
@@ -17,7 +17,7 @@ import { enqueuePlan } from "./plan-broadcast";
 // a compare-and-set on the status it leaves applies it, and the work follows after the commit.
 
 export interface BroadcastActionDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   queues: Pick<Queues, "enqueue">;
   logger: Pick<Logger, "warn">;
   now: () => Date;

@@ -1,5 +1,5 @@
 import { validateCondition, type Importance, type ValidationIssue } from "@svc/core";
-import { findCategory, findTemplate, type Prisma, type PrismaClientOrTransaction } from "@svc/store";
+import { findCategory, findTemplate, type Prisma, type Database } from "@svc/store";
 import { validationError } from "../shared/validation";
 
 // The broadcast body (docs/broadcasts.md "Creating one"); the OpenAPI document checked its shape,
@@ -41,10 +41,7 @@ export function isFilterAudience(stored: unknown): stored is { filter: unknown }
 }
 
 /** 422 for a template or category that does not exist, or a filter that is not JSON Logic. */
-export async function checkBroadcastInput(
-  db: PrismaClientOrTransaction,
-  input: BroadcastPatchInput,
-): Promise<void> {
+export async function checkBroadcastInput(db: Database, input: BroadcastPatchInput): Promise<void> {
   const issues: ValidationIssue[] = [];
   const [template, category] = await Promise.all([
     input.template === undefined ? true : findTemplate(db, input.template),

@@ -8,7 +8,7 @@ import {
   insertBroadcastMembers,
   updateDraftBroadcast,
   type BroadcastRow,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import {
@@ -24,7 +24,7 @@ import { serializeBroadcast, type BroadcastView } from "./serialize-broadcast";
 // replaced (PUT) or changed (PATCH), anything past `draft` answers 409 `Invalid state`.
 
 export interface BroadcastResourceDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   now: () => Date;
 }
 
@@ -65,19 +65,19 @@ export async function createBroadcast(
   return serializeBroadcast(deps.prisma, row);
 }
 
-export async function loadBroadcast(deps: { prisma: PrismaClient }, id: string): Promise<BroadcastRow> {
+export async function loadBroadcast(deps: { prisma: RootDatabase }, id: string): Promise<BroadcastRow> {
   const row = await findBroadcast(deps.prisma, id);
   if (!row) throw new AppError("not_found", `no broadcast '${id}'`);
   return row;
 }
 
-export async function getBroadcast(deps: { prisma: PrismaClient }, id: string): Promise<BroadcastView> {
+export async function getBroadcast(deps: { prisma: RootDatabase }, id: string): Promise<BroadcastView> {
   return serializeBroadcast(deps.prisma, await loadBroadcast(deps, id));
 }
 
 /** Newest first, filtered by status. */
 export async function listBroadcasts(
-  deps: { prisma: PrismaClient },
+  deps: { prisma: RootDatabase },
   query: ListBroadcastsQuery,
 ): Promise<Page<BroadcastView>> {
   const window = pageWindow(query);

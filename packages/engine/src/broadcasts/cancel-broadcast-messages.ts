@@ -1,5 +1,5 @@
 import { BROADCAST_CANCELLED } from "@svc/core";
-import { cancelQueuedBroadcastMessages, type PrismaClient } from "@svc/store";
+import { cancelQueuedBroadcastMessages, type RootDatabase } from "@svc/store";
 import { messageStatusPerRow } from "../outbox/emit";
 
 /**
@@ -7,7 +7,7 @@ import { messageStatusPerRow } from "../outbox/emit";
  * webhook event, in one statement (docs/broadcasts.md "Cancelling"); how many changed.
  */
 export function cancelBroadcastMessages(
-  deps: { prisma: PrismaClient },
+  deps: { prisma: RootDatabase },
   broadcastId: string,
   now: Date,
 ): Promise<number> {

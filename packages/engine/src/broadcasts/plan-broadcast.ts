@@ -16,8 +16,8 @@ import {
   stampBroadcastStarted,
   type AudienceProfile,
   type BroadcastRow,
-  type PrismaClient,
-  type TransactionClient,
+  type RootDatabase,
+  type Transaction,
 } from "@svc/store";
 import { broadcastCompletedPerRow } from "../outbox/emit";
 import { isFilterAudience } from "./broadcast-input";
@@ -33,7 +33,7 @@ const FILTER_PAGE = 1000;
 const PLAN_TRANSACTION = { timeout: 300_000, maxWait: 10_000 };
 
 export interface PlanDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   queues: Pick<Queues, "enqueue" | "enqueueBulk">;
   now: () => Date;
 }
@@ -108,7 +108,7 @@ async function fixAudience(deps: PlanDeps, row: BroadcastRow): Promise<void> {
   );
 }
 
-async function findFilterMembers(tx: TransactionClient, broadcastId: string, filter: unknown): Promise<void> {
+async function findFilterMembers(tx: Transaction, broadcastId: string, filter: unknown): Promise<void> {
   await deleteBroadcastMembers(tx, broadcastId);
   let after: string | null = null;
   let seq = 0;

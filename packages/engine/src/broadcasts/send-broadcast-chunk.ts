@@ -18,7 +18,7 @@ import {
   type CategoryRow,
   type MemberToSend,
   type MessageRow,
-  type PrismaClient,
+  type RootDatabase,
   type TemplateRow,
 } from "@svc/store";
 import { broadcastCompletedPerRow } from "../outbox/emit";
@@ -37,7 +37,7 @@ import { handOffJobs, type DeliverHere } from "../shared/hand-off";
 // retried or resumed batch find the messages it already wrote instead of sending twice.
 
 export interface ChunkDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: SvcConfig;
   queues: Pick<Queues, "enqueue" | "enqueueBulk" | "redis" | "prefix">;
   now: () => Date;

@@ -3,7 +3,7 @@ import {
   countBroadcastMessagesByStatus,
   sumChunkProgress,
   type BroadcastRow,
-  type PrismaClientOrTransaction,
+  type Database,
 } from "@svc/store";
 
 // The broadcast record with its progress (docs/broadcasts.md "Progress"): read from the chunks
@@ -34,10 +34,7 @@ export interface BroadcastView {
   completed_at: string | null;
 }
 
-export async function serializeBroadcast(
-  db: PrismaClientOrTransaction,
-  row: BroadcastRow,
-): Promise<BroadcastView> {
+export async function serializeBroadcast(db: Database, row: BroadcastRow): Promise<BroadcastView> {
   const drafted = row.status === "draft";
   const [progress, byStatus] = drafted
     ? [{ processed: 0, skipped: 0 }, {}]

@@ -1,5 +1,5 @@
 import type { Queues, Sweep } from "@svc/queue";
-import { findDueCallbacks, type PrismaClient } from "@svc/store";
+import { findDueCallbacks, type RootDatabase } from "@svc/store";
 import { callbackTryJobId } from "./callback-retry";
 
 // `requeue-callbacks` (docs/approvals.md "Retries"): the row is the truth. A pending callback due
@@ -8,7 +8,7 @@ import { callbackTryJobId } from "./callback-retry";
 // is added again; the claim makes a duplicate job harmless.
 
 export interface CallbackSweepDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   queues: Pick<Queues, "enqueueBulk">;
 }
 

@@ -5,7 +5,7 @@ import {
   reopenFailedCallback,
   type CallbackDeliveryRow,
   type CallbackStatus,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { enqueueTry, type SendCallbackDeps } from "./send-callback";
@@ -54,7 +54,7 @@ function serializeCallback(row: CallbackDeliveryRow): CallbackView {
 
 /** Newest first, optionally of one status. */
 export async function listCallbacks(
-  { prisma }: { prisma: PrismaClient },
+  { prisma }: { prisma: RootDatabase },
   query: ListCallbacksQuery,
 ): Promise<Page<CallbackView>> {
   const window = pageWindow(query);

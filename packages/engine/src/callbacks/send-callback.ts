@@ -8,7 +8,7 @@ import {
   markCallbackDelivered,
   recordCallbackFailure,
   type CallbackClaim,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { storableError } from "../delivery/send-to-channel";
 import { CALLBACK_RETRY_BASE_MS, callbackTryJobId, nextCallbackTry } from "./callback-retry";
@@ -30,7 +30,7 @@ interface CallbackLogger {
 }
 
 export interface SendCallbackDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "approvals" | "secrets">;
   queues: Pick<Queues, "enqueue">;
   logger: CallbackLogger;
@@ -158,7 +158,7 @@ export async function enqueueTry(
   }
 }
 
-async function whyNotClaimed(prisma: PrismaClient, callbackId: string): Promise<string> {
+async function whyNotClaimed(prisma: RootDatabase, callbackId: string): Promise<string> {
   const row = await findCallbackDelivery(prisma, callbackId);
   if (!row) return "not found";
   // A pending row not due: another try holds it, or this job came before its time (the sweep

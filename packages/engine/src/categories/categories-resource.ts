@@ -1,5 +1,5 @@
 import { AppError, formatPeriod, type ValidationIssue } from "@svc/core";
-import { categoryRows, type CategoryFields, type CategoryRow, type PrismaClient } from "@svc/store";
+import { categoryRows, type CategoryFields, type CategoryRow, type RootDatabase } from "@svc/store";
 import { keyedResource } from "../shared/keyed-resource";
 import { formatCaps, parseCaps, positivePeriod, validationError } from "../shared/validation";
 
@@ -61,7 +61,7 @@ function toFields(input: CategoryInput, full: boolean): CategoryFields {
   return data;
 }
 
-export function categoriesResource({ prisma }: { prisma: PrismaClient }) {
+export function categoriesResource({ prisma }: { prisma: RootDatabase }) {
   return keyedResource<CategoryRow, CategoryInput, CategoryFields, ReturnType<typeof serializeCategory>>({
     noun: "category",
     db: prisma,

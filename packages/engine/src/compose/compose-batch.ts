@@ -6,7 +6,7 @@ import {
   type CategoryRow,
   type HistoryQuery,
   type TemplateRow,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import { emitWebhookEvents, messageStatusEmissions } from "../outbox/emit";
 import { announceHeldItems, heldMessageNotice } from "../shared/review-notices";
@@ -30,7 +30,7 @@ export type ComposeOutcome = { ok: true; result: ComposeResult } | { ok: false; 
  * other error is thrown (the caller's transaction fails).
  */
 export async function composeMessagesOfPeople(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: ComposeDeps,
   requests: readonly ComposeRequest[],
   known?: { templates: TemplateRow[]; categories: CategoryRow[] },

@@ -5,7 +5,7 @@ import {
   type HistoryQuery,
   type HistoryRow,
   type MessageRow,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import { emitWebhookEvents, messageStatusEmissions } from "../outbox/emit";
 import { announceHeldItems, heldMessageNotice } from "../shared/review-notices";
@@ -26,7 +26,7 @@ import { historyQueryFor, policyHistoryOf, readPolicyHistory } from "./policy-hi
  * from its snapshot (ingest/decide-event.ts).
  */
 export async function composeMessage(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: ComposeDeps,
   request: ComposeRequest,
 ): Promise<ComposeResult> {
@@ -81,7 +81,7 @@ export interface DecideOptions {
 
 /** What decideMessage counts for this request: the query of its limits (null: none apply). */
 export function historyQueryOfRequest(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: ComposeDeps,
   request: ComposeRequest,
   rows: CompositionRows,
@@ -102,7 +102,7 @@ export function historyQueryOfRequest(
  * the history the limits count, builds the context (pure) and runs the pipeline. Writes nothing.
  */
 export async function decideMessage(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: ComposeDeps,
   request: ComposeRequest,
   rows: CompositionRows,

@@ -12,7 +12,7 @@ import {
   type FatigueStateRow,
   type RecipientWithPolicyRows,
   type TemplateRow,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import type { ComposeRequest } from "./compose-types";
 
@@ -31,7 +31,7 @@ export interface CompositionRows {
 }
 
 export async function readCompositionRows(
-  tx: TransactionClient,
+  tx: Transaction,
   request: ComposeRequest,
 ): Promise<CompositionRows> {
   const recipient = await findRecipientWithPolicyRows(tx, { id: request.recipientId });
@@ -49,7 +49,7 @@ export async function readCompositionRows(
  * them (under every person's lock). Gives each request the rows readCompositionRows would.
  */
 export async function readCompositionRowsOf(
-  tx: TransactionClient,
+  tx: Transaction,
   requests: readonly ComposeRequest[],
   /** Templates and categories the caller read already (in this batch), not read again. */
   known?: { templates: TemplateRow[]; categories: CategoryRow[] },

@@ -4,7 +4,7 @@ import {
   findMessageByIdempotencyKey,
   releaseMessageIdempotencyKey,
   type MessageRow,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import type { ComposeRequest } from "./compose-types";
 
@@ -14,7 +14,7 @@ import type { ComposeRequest } from "./compose-types";
 // another body is 409 (like Stripe).
 
 export async function findDuplicate(
-  tx: TransactionClient,
+  tx: Transaction,
   request: ComposeRequest,
   now: Date,
 ): Promise<MessageRow | null> {

@@ -12,7 +12,7 @@ import {
   type CategoryRow,
   type HistoryQuery,
   type HistoryRow,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import type { ComposeRequest } from "./compose-types";
 
@@ -33,7 +33,7 @@ export interface HistoryNeeds {
 
 /** What to read, or null when no limit applies (nothing counts). */
 export async function historyQueryFor(
-  tx: TransactionClient,
+  tx: Transaction,
   config: SvcConfig,
   now: Date,
   needs: HistoryNeeds,
@@ -82,7 +82,7 @@ export function historyQuerySelects(
 }
 
 export async function readPolicyHistory(
-  tx: TransactionClient,
+  tx: Transaction,
   query: HistoryQuery | null,
   alsoPlanned: readonly (HistoryRow & { recipient_id: string })[] = [],
 ): Promise<HistoryRow[]> {
@@ -97,7 +97,7 @@ export async function readPolicyHistory(
  * `messageHistory` makes (the two are held equal by a property test).
  */
 export async function readPolicyHistories(
-  tx: TransactionClient,
+  tx: Transaction,
   queries: readonly (HistoryQuery | null)[],
 ): Promise<HistoryRow[][]> {
   const live = queries.filter((q): q is HistoryQuery => q !== null);

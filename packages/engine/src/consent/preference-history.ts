@@ -1,5 +1,5 @@
 import { AppError, type Principal } from "@svc/core";
-import { findLedgerPage, findRecipientId, type PrismaClient } from "@svc/store";
+import { findLedgerPage, findRecipientId, type RootDatabase } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { serializeLedgerEntry, type LedgerEntryView } from "./serialize-ledger-entry";
 
@@ -11,7 +11,7 @@ function assertMayReadPreferences(principal: Principal): void {
 
 /** GET /v1/recipients/{external_id}/preferences/history: the consent ledger, newest first. */
 export async function listPreferenceHistory(
-  deps: { prisma: PrismaClient },
+  deps: { prisma: RootDatabase },
   principal: Principal,
   externalId: string,
   request: PageRequest,

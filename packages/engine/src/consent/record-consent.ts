@@ -7,7 +7,7 @@ import {
   getRecipientById,
   insertLedgerEntry,
   saveConsent,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { emitWebhookEvents, preferencesChangedEmission } from "../outbox/emit";
 import { lockPerson } from "../shared/lock-person";
@@ -27,7 +27,7 @@ export interface ConsentInput {
   expires_at?: string;
 }
 
-async function checkInput(prisma: PrismaClient, input: ConsentInput, now: Date): Promise<void> {
+async function checkInput(prisma: RootDatabase, input: ConsentInput, now: Date): Promise<void> {
   const issues: ValidationIssue[] = [];
   const known = await findCategoryKeys(prisma, input.categories);
   input.categories.forEach((key, i) => {
@@ -46,7 +46,7 @@ async function checkInput(prisma: PrismaClient, input: ConsentInput, now: Date):
  * `consents` rows carry the expiry that composition checks (`consent_expired`).
  */
 export async function recordConsent(
-  deps: { prisma: PrismaClient; now: () => Date },
+  deps: { prisma: RootDatabase; now: () => Date },
   principal: Principal,
   externalId: string,
   input: ConsentInput,

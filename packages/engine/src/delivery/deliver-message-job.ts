@@ -1,6 +1,6 @@
 import type { SvcConfig } from "@svc/config";
 import { JOBS, type JobHandler } from "@svc/queue";
-import type { MessageRow, PrismaClient } from "@svc/store";
+import type { MessageRow, RootDatabase } from "@svc/store";
 import { requireSecretKey } from "../links/link-tokens";
 import { batchDeliveryLinks } from "./delivery-links-batch";
 import { deliverMessage } from "./deliver-message";
@@ -49,7 +49,7 @@ export function deliverMessagesJob(deliver: JobHandler<"deliver-message">): JobH
  * lookup), for the jobs running at once in one round trip. Without `SVC_SECRET_KEY` (only a bare
  * test setup) placeholders are left empty.
  */
-function storedLinkSource(prisma: PrismaClient, config: SvcConfig): DeliveryLinkSource {
+function storedLinkSource(prisma: RootDatabase, config: SvcConfig): DeliveryLinkSource {
   const batcher = microBatcher(async (items: { message: MessageRow; now: Date }[]) =>
     batchDeliveryLinks(
       prisma,

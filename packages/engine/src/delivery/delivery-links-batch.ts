@@ -12,7 +12,7 @@ import {
   createPreferenceTokens,
   reviewLinksOfNotifications,
   storeLinkHashesAndReadNonces,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { reviewPath, reviewToken } from "../shared/review-notices";
 import type { DeliveryLinkValues } from "../shared/delivery-types";
@@ -60,7 +60,7 @@ function reviewUrl(options: LinkOptions, link: { id: string; nonce: string } | u
 }
 
 export async function batchDeliveryLinks(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   options: LinkOptions,
   messages: readonly LinkMessage[],
   now: Date,

@@ -5,7 +5,7 @@ import {
   bumpOverdueQueued,
   expireQueuedMessages,
   type BumpedMessage,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { recordFinalMessage } from "../metrics/record-metrics";
 import { messageStatusPerRow } from "../outbox/emit";
@@ -14,7 +14,7 @@ import { messageStatusPerRow } from "../outbox/emit";
 // bumped generation turns an older job still in flight or in Redis into a no-op at its claim.
 
 export interface DeliverySweepDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   queues: Pick<Queues, "enqueueBulk">;
 }
 

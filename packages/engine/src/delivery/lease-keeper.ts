@@ -1,5 +1,5 @@
 import { claimSafeToSend, recoveryTimings } from "@svc/core";
-import { renewDeliveryLeases, type PrismaClient } from "@svc/store";
+import { renewDeliveryLeases, type RootDatabase } from "@svc/store";
 import type { DeliveryDeps } from "../shared/delivery-types";
 
 // A claim's lease is short (`worker.lease_seconds`), so a dead worker's messages are free within
@@ -23,7 +23,7 @@ export interface LeaseKeeper {
   readonly held: number;
 }
 
-type KeeperDeps = Pick<DeliveryDeps, "config" | "now" | "logger"> & { prisma: PrismaClient };
+type KeeperDeps = Pick<DeliveryDeps, "config" | "now" | "logger"> & { prisma: RootDatabase };
 
 interface Entry {
   messageId: string;

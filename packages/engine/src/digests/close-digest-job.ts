@@ -1,5 +1,5 @@
 import { requeueStuck, type JobHandler, type Queues, type Sweep } from "@svc/queue";
-import { findOpenDigestsDueBefore, type PrismaClient } from "@svc/store";
+import { findOpenDigestsDueBefore, type RootDatabase } from "@svc/store";
 import { closeDigest, type CloseDigestDeps, type PendingDelivery } from "./close-digest";
 
 // Job ids of `close-digest` besides the catalog's `<digest>` (the job delayed until `closes_at`):
@@ -57,7 +57,7 @@ const BATCH = 500;
  * a stable id, for a crash between commit and enqueue or a job lost in Redis.
  */
 export function closeDueDigestsSweep(
-  deps: { prisma: PrismaClient; queues: Pick<Queues, "enqueueBulk"> },
+  deps: { prisma: RootDatabase; queues: Pick<Queues, "enqueueBulk"> },
   every = 15_000,
 ): Sweep {
   return {

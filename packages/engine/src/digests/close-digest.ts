@@ -14,7 +14,7 @@ import {
   setDigestMessage,
   type DigestRow,
   type DigestWithItems,
-  type PrismaClient,
+  type RootDatabase,
   type RecipientRow,
   type RuleRow,
 } from "@svc/store";
@@ -34,7 +34,7 @@ import { aiSettingsOf, summarizeDigest } from "./summarize";
 // lock, so retries and racing closers write one message (the dedup key `dig:<id>` guards too).
 
 export interface CloseDigestDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: SvcConfig;
   now: () => Date;
   logger?: { warn(message: string, meta?: Record<string, unknown>): void };
@@ -224,7 +224,7 @@ async function summarize(
   return override;
 }
 
-async function queuedMessage(prisma: PrismaClient, digest: DigestRow): Promise<PendingDelivery | null> {
+async function queuedMessage(prisma: RootDatabase, digest: DigestRow): Promise<PendingDelivery | null> {
   if (digest.message_id === null) return null;
   const message = await findMessage(prisma, digest.message_id);
   return message?.status === "queued"

@@ -4,7 +4,7 @@ import {
   findDigestWithItems,
   type DigestRow,
   type DigestWithItems,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { pageForRecipient } from "../shared/recipient-filter";
@@ -57,7 +57,7 @@ function assertMaySeeDigests(principal: Principal): void {
 }
 
 export async function loadDigestFor(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   principal: Principal,
   id: string,
 ): Promise<DigestWithItems> {
@@ -68,7 +68,7 @@ export async function loadDigestFor(
 }
 
 export async function getDigest(
-  { prisma }: { prisma: PrismaClient },
+  { prisma }: { prisma: RootDatabase },
   principal: Principal,
   id: string,
 ): Promise<DigestView> {
@@ -77,7 +77,7 @@ export async function getDigest(
 
 /** Newest first, filtered by recipient (external id) and status. */
 export async function listDigests(
-  { prisma }: { prisma: PrismaClient },
+  { prisma }: { prisma: RootDatabase },
   principal: Principal,
   query: ListDigestsQuery,
 ): Promise<Page<DigestView>> {

@@ -1,11 +1,11 @@
 import { AppError, type Principal } from "@svc/core";
 import type { Queues } from "@svc/queue";
-import { closeDigestWindowNow, type PrismaClient } from "@svc/store";
+import { closeDigestWindowNow, type RootDatabase } from "@svc/store";
 import { closeDigestJobIds } from "./close-digest-job";
 import { loadDigestFor, serializeDigest, type DigestView } from "./read-digests";
 
 export interface SendDigestNowDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   queues: Pick<Queues, "enqueue">;
   now: () => Date;
   logger: { warn(message: string, meta?: Record<string, unknown>): void };

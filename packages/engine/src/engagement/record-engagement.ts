@@ -14,8 +14,8 @@ import {
   markMessagesDelivered,
   saveFatigueState,
   stampMessageEngagement,
-  type PrismaClient,
-  type TransactionClient,
+  type RootDatabase,
+  type Transaction,
 } from "@svc/store";
 import { recordFinalMessage } from "../metrics/record-metrics";
 import { emitWebhookEvents, messageEmission } from "../outbox/emit";
@@ -39,7 +39,7 @@ export interface EngagementResult {
 
 /** `POST /v1/messages/{id}/engagement`: 404 unknown, 403 for an agent key reaching another sender's message. */
 export async function recordMessageEngagement(
-  deps: { prisma: PrismaClient; now: () => Date },
+  deps: { prisma: RootDatabase; now: () => Date },
   principal: Principal,
   messageId: string,
   input: EngagementInput,
@@ -54,7 +54,7 @@ export async function recordMessageEngagement(
 
 /** `POST /v1/track/{token}`: the message's tracking token authenticates; only its SHA-256 is stored. */
 export async function recordTrackedEngagement(
-  deps: { prisma: PrismaClient; now: () => Date },
+  deps: { prisma: RootDatabase; now: () => Date },
   token: string,
   input: EngagementInput,
 ): Promise<EngagementResult> {
@@ -66,7 +66,7 @@ export async function recordTrackedEngagement(
 }
 
 export async function recordEngagement(
-  deps: { prisma: PrismaClient; now: () => Date },
+  deps: { prisma: RootDatabase; now: () => Date },
   messageId: string,
   type: EngagementType,
   source: string,
@@ -94,8 +94,8 @@ export async function recordEngagement(
  * `delivered` (with its `message.delivered` webhook event). Returns the messages whose report was new.
  */
 export async function recordDeliveries(
-  { prisma, now: clock }: { prisma: PrismaClient; now: () => Date },
-  messages: readonly string[] | ((tx: TransactionClient) => Promise<readonly string[]>),
+  { prisma, now: clock }: { prisma: RootDatabase; now: () => Date },
+  messages: readonly string[] | ((tx: Transaction) => Promise<readonly string[]>),
   source: string,
 ): Promise<string[]> {
   if (Array.isArray(messages) && messages.length === 0) return [];

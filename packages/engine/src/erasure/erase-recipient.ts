@@ -24,8 +24,8 @@ import {
   listRuleKeys,
   lockRecipient,
   type ErasedPerson,
-  type PrismaClient,
-  type TransactionClient,
+  type RootDatabase,
+  type Transaction,
 } from "@svc/store";
 import { INBOX_TOPICS, inboxChangeEntry } from "../shared/inbox-changes";
 import { kickOutbox, recordOutbox } from "../outbox/outbox";
@@ -34,7 +34,7 @@ import { assertMayWritePeople } from "../shared/may-write-people";
 import { removeErasedJobs, type ErasedWork } from "./erasure-jobs";
 
 export interface EraseDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "compliance">;
   queues: Queues;
   logger: Logger;
@@ -42,7 +42,7 @@ export interface EraseDeps {
 }
 
 /** The keyword of the person's last text STOP/START, for the suppression row. */
-async function lastKeyword(tx: TransactionClient, recipientId: string): Promise<string> {
+async function lastKeyword(tx: Transaction, recipientId: string): Promise<string> {
   const entry = await findLastSmsKeywordEntry(tx, recipientId);
   const keyword = (entry?.provenance as { keyword?: unknown } | undefined)?.keyword;
   return typeof keyword === "string" && keyword.length > 0 ? keyword : "stop";
@@ -52,7 +52,7 @@ async function lastKeyword(tx: TransactionClient, recipientId: string): Promise<
 // as SHA-256 hashes of their E.164 form, so a re-created profile with the number is muted until
 // START (docs/texting.md "STOP and START").
 async function keepSmsSuppressions(
-  tx: TransactionClient,
+  tx: Transaction,
   person: { id: string; muted_channels: string[] },
   smsChannels: string[],
   now: Date,
@@ -147,11 +147,7 @@ export async function eraseRecipient(
 }
 
 /** Inbound text replies from the person's numbers, unless someone else still has the number. */
-async function eraseReplies(
-  tx: TransactionClient,
-  recipientId: string,
-  smsChannels: string[],
-): Promise<void> {
+async function eraseReplies(tx: Transaction, recipientId: string, smsChannels: string[]): Promise<void> {
   // Replies are stored by their E.164 sender (docs/texting.md "Numbers").
   const numbers = await findNumbersOf(tx, recipientId, smsChannels);
   if (numbers.length === 0) return;

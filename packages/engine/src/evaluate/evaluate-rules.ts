@@ -11,7 +11,7 @@ import {
   findEventByIdempotencyKey,
   findRecipientId,
   readOnlyTransaction,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { assertExternalId, isReservedEventName } from "../events/event-input";
 import { decideEvent, type DecidableEvent } from "../ingest/decide-event";
@@ -40,7 +40,7 @@ export interface EvaluateResult {
  * whose message this sender's event with `idempotency_key` already produced reports `duplicate`.
  */
 export async function evaluateRules(
-  deps: { prisma: PrismaClient; config: SvcConfig; now: () => Date },
+  deps: { prisma: RootDatabase; config: SvcConfig; now: () => Date },
   principal: Principal,
   input: EvaluateInput,
 ): Promise<EvaluateResult> {

@@ -5,7 +5,7 @@ import {
   releaseEventIdempotencyKey,
   type EventWithOutcomes,
   type NewEvent,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import type { AddressConfig } from "../recipients/address-check";
 import { checkProfile, type RecipientProfileInput } from "../recipients/recipient-profile";
@@ -132,7 +132,7 @@ export function checkEventRequest(
  * does not. A key past its 7-day retention is released (and null returned) so it can be reused.
  */
 async function findOriginal(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   sender: string,
   key: string,
   hash: string,
@@ -162,7 +162,7 @@ export function idempotencyConflict(key: string): AppError {
 
 // Changing a stored profile inline needs recipients:write; creating one does not (docs/events.md).
 async function assertProfileUnchanged(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   externalId: string,
   profile: RecipientProfileInput,
 ) {

@@ -1,12 +1,12 @@
 import { AppError } from "@svc/core";
 import type { BulkItem, Queues } from "@svc/queue";
-import { classifyDatabaseError, insertAcceptedEvents, type NewEvent, type PrismaClient } from "@svc/store";
+import { classifyDatabaseError, insertAcceptedEvents, type NewEvent, type RootDatabase } from "@svc/store";
 
 /** Per row: stored, taken by an earlier event with the same (sender, key), or refused. */
 export type CommitOutcome = { stored: true } | { stored: false } | { error: unknown };
 
 export interface CommitEventsDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   queues: Pick<Queues, "enqueueBulk">;
   logger: { warn(message: string, meta?: Record<string, unknown>): void };
 }

@@ -1,9 +1,9 @@
 import { AppError, type Principal } from "@svc/core";
-import { findEventWithOutcomes, listEvents as listEventLog, type PrismaClient } from "@svc/store";
+import { findEventWithOutcomes, listEvents as listEventLog, type RootDatabase } from "@svc/store";
 import { pageWindow, toPage, type PageRequest } from "../shared/paging";
 import { serializeEvent } from "./serialize-event";
 
-type Deps = { prisma: PrismaClient };
+type Deps = { prisma: RootDatabase };
 
 /** GET /v1/events: newest first; agent keys see only the events they sent (docs/events.md). */
 export async function listEvents({ prisma }: Deps, principal: Principal, request: PageRequest) {

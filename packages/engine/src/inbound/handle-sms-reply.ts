@@ -9,8 +9,8 @@ import {
   listCategoriesOpenToUnsubscribe,
   lockPhoneNumbers,
   saveSmsSuppression,
-  type PrismaClient,
-  type TransactionClient,
+  type RootDatabase,
+  type Transaction,
 } from "@svc/store";
 import { changePreferences } from "../recipients/preferences";
 import { validationError } from "../shared/validation";
@@ -39,7 +39,7 @@ export interface InboundSmsResult {
 }
 
 export interface InboundSmsDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "compliance">;
   now: () => Date;
 }
@@ -105,7 +105,7 @@ export async function handleInboundSms(
 
 /** STOP or START for every person with the number; returns how many changed. */
 async function applyKeyword(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: InboundSmsDeps,
   action: "stop" | "start",
   from: string,

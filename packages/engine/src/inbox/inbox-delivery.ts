@@ -7,7 +7,7 @@ import {
   insertInboxItems,
   lockInboxes,
   type NewInboxItem,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { contentForChannel, type MessageContent } from "../compose/message-content";
 import { microBatcher } from "../shared/micro-batch";
@@ -21,7 +21,7 @@ import { INBOX_TOPICS, inboxChangeEntry } from "../shared/inbox-changes";
 // deliveries a worker runs at once share one transaction of four statements (micro-batch.ts).
 
 export interface InboxDeliveryDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   queues: Pick<Queues, "redis" | "prefix">;
   now: () => Date;
 }

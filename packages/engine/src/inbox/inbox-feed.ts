@@ -17,7 +17,7 @@ import {
   markInboxItemsReceived,
   updateInboxItemState,
   type InboxCounts,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { recordDeliveries, recordEngagement } from "../engagement/record-engagement";
 import { kickOutbox, recordOutbox } from "../outbox/outbox";
@@ -31,7 +31,7 @@ import type { InboxPerson } from "./inbox-tokens";
 // the person's inbox lock and writes its outbox entry in the same transaction.
 
 export interface InboxFeedDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "secrets" | "api">;
   queues: Pick<Queues, "redis" | "prefix">;
   now: () => Date;

@@ -1,6 +1,6 @@
 import { fillLinkPlaceholders } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { findInboxLinkRows, type InboxItemRow, type PrismaClient } from "@svc/store";
+import { findInboxLinkRows, type InboxItemRow, type RootDatabase } from "@svc/store";
 import { batchDeliveryLinks } from "../delivery/delivery-links-batch";
 import { linkUrlsFor } from "../delivery/send-to-channel";
 import { requireSecretKey } from "../links/link-tokens";
@@ -24,7 +24,7 @@ export interface InboxItemView {
 }
 
 export interface InboxViewDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "secrets" | "api">;
   now: () => Date;
 }

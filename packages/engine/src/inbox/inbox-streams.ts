@@ -6,7 +6,7 @@ import {
   readInboxStreamHeads,
   type InboxItemRow,
   type InboxStreamHead,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { countInboxStreamEvent, countInboxStreams } from "../metrics/record-metrics";
 import type { OutboxNotice } from "../outbox/relay-outbox";
@@ -32,7 +32,7 @@ export interface InboxStreamSink {
 }
 
 export interface InboxStreamsDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "inbox" | "secrets" | "api">;
   notices: Pick<NoticeBus, "channel" | "subscribe" | "onResync">;
   logger: { warn(message: string, meta?: Record<string, unknown>): void };

@@ -9,7 +9,7 @@ import {
   type Principal,
 } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { createPreferenceTokens, findInboxTokenHolder, findRecipientId, type PrismaClient } from "@svc/store";
+import { createPreferenceTokens, findInboxTokenHolder, findRecipientId, type RootDatabase } from "@svc/store";
 import { requireSecretKey } from "../links/link-tokens";
 import { assertMayWritePeople } from "../shared/may-write-people";
 
@@ -18,7 +18,7 @@ import { assertMayWritePeople } from "../shared/may-write-people";
 // preference token or erasing the person revokes every inbox token of theirs at once.
 
 export interface InboxTokenDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "secrets" | "inbox">;
   now: () => Date;
 }

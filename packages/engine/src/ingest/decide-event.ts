@@ -16,7 +16,7 @@ import {
   type MessageRow,
   type RecipientWithPolicyRows,
   type RuleRow,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import { ComposeReferenceError } from "../compose/compose-errors";
 import { decideMessage } from "../compose/compose-message";
@@ -71,7 +71,7 @@ export interface EventDecision {
 }
 
 export async function decideEvent(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: IngestDeps,
   reads: IngestReads,
   event: DecidableEvent,
@@ -112,7 +112,7 @@ export async function decideEvent(
 
 /** The decision of an event from the snapshot ingest read (in `tx`, under the person's locks). */
 export function decideSnapshot(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: IngestDeps,
   snapshot: IngestSnapshot,
   now: Date,
@@ -121,7 +121,7 @@ export function decideSnapshot(
 }
 
 interface RuleContext {
-  tx: TransactionClient;
+  tx: Transaction;
   deps: IngestDeps;
   reads: IngestReads;
   event: DecidableEvent;
@@ -135,7 +135,7 @@ interface RuleContext {
 
 /** The person as composition sees them, after the inline profile (or a bare profile for someone new). */
 async function recipientOf(
-  tx: TransactionClient,
+  tx: Transaction,
   reads: IngestReads,
   event: DecidableEvent,
   now: Date,

@@ -2,7 +2,7 @@ import type { BulkItem } from "@svc/queue";
 import { handOffJobs, type HandOffDeps } from "../shared/hand-off";
 import { deliveryJobsFor } from "../delivery/delivery-jobs";
 import { ingestJobFor } from "../events/commit-events";
-import { openDigestsAmong, outcomesWithResults, queuedMessagesAmong, type PrismaClient } from "@svc/store";
+import { openDigestsAmong, outcomesWithResults, queuedMessagesAmong, type RootDatabase } from "@svc/store";
 import type { FollowUps } from "./ingest-types";
 
 /**
@@ -40,7 +40,7 @@ export async function enqueueFollowUps(deps: HandOffDeps, followUps: FollowUps, 
  * repeat harmless.
  */
 export async function followUpsOfProcessed(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   eventId: string,
   now: Date,
 ): Promise<FollowUps> {

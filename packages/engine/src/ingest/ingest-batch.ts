@@ -5,7 +5,7 @@ import {
   loadIngestSnapshots,
   lockAndPeekEvents,
   type EventPeek,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import { decideSnapshot, type EventDecision } from "./decide-event";
 import { ingestEvent, INGEST_TRANSACTION_OPTIONS } from "./ingest-event";
@@ -70,7 +70,7 @@ export async function ingestEvents(
 }
 
 async function ingestLocked(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: IngestDeps,
   batch: [string, EventPeek][],
 ): Promise<Map<string, IngestResult | "later">> {

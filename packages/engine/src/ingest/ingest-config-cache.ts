@@ -1,10 +1,10 @@
 import {
   loadRuleConfiguration,
   type CategoryRow,
-  type PrismaClient,
+  type RootDatabase,
   type RuleRow,
   type TemplateRow,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 
 // Rules, templates and categories change rarely and every event reads them, so each process keeps
@@ -25,7 +25,7 @@ export interface IngestConfig {
 const caches = new WeakMap<object, IngestConfig>();
 
 /** The configuration as read now, in `tx` (no copy kept). */
-export async function readIngestConfig(tx: TransactionClient, version: string): Promise<IngestConfig> {
+export async function readIngestConfig(tx: Transaction, version: string): Promise<IngestConfig> {
   const { rules, templates, categories } = await loadRuleConfiguration(tx);
   return {
     version,
@@ -41,8 +41,8 @@ export async function readIngestConfig(tx: TransactionClient, version: string): 
  * transaction), so a label never claims data older than it is.
  */
 export async function ingestConfig(
-  owner: PrismaClient,
-  tx: TransactionClient,
+  owner: RootDatabase,
+  tx: Transaction,
   version: string,
 ): Promise<IngestConfig> {
   const cached = caches.get(owner);
@@ -53,6 +53,6 @@ export async function ingestConfig(
 }
 
 /** Forgets the cached copy of `owner` (tests; the fingerprint makes it unnecessary otherwise). */
-export function forgetIngestConfig(owner: PrismaClient): void {
+export function forgetIngestConfig(owner: RootDatabase): void {
   caches.delete(owner);
 }

@@ -11,7 +11,7 @@ import {
   $transaction,
   markEventFailed as markFailed,
   pendingEventIdsBefore,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { emitWebhookEvents } from "../outbox/emit";
 import type { HandOffDeps } from "../shared/hand-off";
@@ -109,7 +109,7 @@ function isLastAttempt(job: Pick<JobContext, "attemptsMade" | "attempts">, error
  * with its `event.failed` webhook event in the same transaction.
  */
 async function markEventFailed(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   eventId: string,
   error: unknown,
   now: Date,
@@ -139,7 +139,7 @@ const DEFAULT_TIMINGS = recoveryTimings({ lease_seconds: 30, sweep_seconds: 10 }
  * stable job id, so a job still in Redis swallows the add.
  */
 export function requeuePendingEventsSweep(
-  deps: { prisma: PrismaClient; queues: Pick<Queues, "enqueueBulk"> },
+  deps: { prisma: RootDatabase; queues: Pick<Queues, "enqueueBulk"> },
   timings: Pick<RecoveryTimings, "sweepEveryMs" | "pendingEventGraceMs"> = DEFAULT_TIMINGS,
 ): Sweep {
   return {

@@ -7,9 +7,9 @@ import {
   type FatigueStateRow,
   type IngestSnapshot,
   type MessageRow,
-  type PrismaClient,
+  type RootDatabase,
   type RecipientWithPolicyRows,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import { ingestConfig, readIngestConfig, type IngestConfig } from "./ingest-config-cache";
 
@@ -32,7 +32,7 @@ export interface IngestReads {
   messageByDedupKey(dedupKey: string): Promise<MessageRow | null>;
 }
 
-export function directReads(tx: TransactionClient): IngestReads {
+export function directReads(tx: Transaction): IngestReads {
   return {
     configuration: () => readIngestConfig(tx, "direct"),
     recipient: (externalId) => findRecipientWithPolicyRows(tx, { external_id: externalId }),
@@ -43,11 +43,7 @@ export function directReads(tx: TransactionClient): IngestReads {
 }
 
 /** Reads from `snapshot` (taken in `tx` under the person's locks) and the configuration copy of `owner`. */
-export function snapshotReads(
-  owner: PrismaClient,
-  tx: TransactionClient,
-  snapshot: IngestSnapshot,
-): IngestReads {
+export function snapshotReads(owner: RootDatabase, tx: Transaction, snapshot: IngestSnapshot): IngestReads {
   const direct = directReads(tx);
   const recipientId = snapshot.recipient?.id ?? null;
   return {

@@ -1,12 +1,12 @@
 import type { EventRuleOutcome } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 import type { DigestJoin } from "./join-digest";
 
 // Types shared by the ingest files (their own file, so no ingest file imports another for types).
 
 export interface IngestDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: SvcConfig;
   now: () => Date;
 }

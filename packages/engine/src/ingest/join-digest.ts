@@ -9,7 +9,7 @@ import {
   type EventRow,
   type RecipientRow,
   type RuleRow,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import { renderPool } from "../rendering/render-pool";
 import type { StoredDigestPolicy } from "../rules/rule-input";
@@ -32,7 +32,7 @@ const digestOpenKey = (ruleKey: string, recipientId: string, key: string) =>
  * items are kept in event order, whatever order the workers process them in.
  */
 export async function joinDigest(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: { config: SvcConfig; now: Date },
   input: {
     rule: RuleRow;

@@ -1,5 +1,5 @@
 import type { EventRuleOutcome, MessageStatus } from "@svc/core";
-import { saveFatigueState, writeIngestedEvents, type OutcomeWrite, type TransactionClient } from "@svc/store";
+import { saveFatigueState, writeIngestedEvents, type OutcomeWrite, type Transaction } from "@svc/store";
 import { announceHeldItems, heldMessageNotice, type NoticeDeps } from "../shared/review-notices";
 import { messageStatusEmissions, webhookEntries, type WebhookEmission } from "../outbox/emit";
 import type { EventDecision } from "./decide-event";
@@ -11,7 +11,7 @@ import type { IngestResult } from "./ingest-types";
  * decision's follow-ups).
  */
 export async function writeDecisions(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: NoticeDeps,
   now: Date,
   decisions: readonly EventDecision[],

@@ -1,5 +1,5 @@
 import { AppError, newLinkNonce, preferenceToken, linkTokenHash } from "@svc/core";
-import { replacePreferenceToken, type PrismaClientOrTransaction } from "@svc/store";
+import { replacePreferenceToken, type Database } from "@svc/store";
 
 // Link tokens in the database (docs/preferences.md, "Tokens"): nonces and SHA-256 hashes are
 // stored, raw tokens never are. The pure derivation lives in @svc/core.
@@ -13,7 +13,7 @@ export function requireSecretKey(config: { secrets: { secretKey: string | null }
 
 /** A new nonce replaces the old one: the previous token stops working at once. */
 export async function rotatePreferenceToken(
-  db: PrismaClientOrTransaction,
+  db: Database,
   secretKey: string,
   recipientId: string,
   now: Date,

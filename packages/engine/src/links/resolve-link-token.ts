@@ -2,7 +2,7 @@ import { AppError, isLinkTokenShaped, linkTokenHash } from "@svc/core";
 import {
   findMessageByUnsubscribeTokenHash,
   findRecipientIdByPreferenceTokenHash,
-  type PrismaClientOrTransaction,
+  type Database,
 } from "@svc/store";
 
 // `/preferences/{token}` accepts the person's preference token or a message's unsubscribe token
@@ -15,10 +15,7 @@ export type ResolvedLinkToken =
 const UNKNOWN_LINK_DETAIL =
   "This link is not valid: it may have been replaced by a newer one or the person no longer exists";
 
-export async function resolveLinkToken(
-  db: PrismaClientOrTransaction,
-  token: string,
-): Promise<ResolvedLinkToken> {
+export async function resolveLinkToken(db: Database, token: string): Promise<ResolvedLinkToken> {
   if (isLinkTokenShaped(token)) {
     const hash = linkTokenHash(token);
     const recipientId = await findRecipientIdByPreferenceTokenHash(db, hash);

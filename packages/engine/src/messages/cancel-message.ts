@@ -1,5 +1,5 @@
 import { AppError, REASON, type Principal } from "@svc/core";
-import { $transaction, cancelQueuedMessage, type PrismaClient } from "@svc/store";
+import { $transaction, cancelQueuedMessage, type RootDatabase } from "@svc/store";
 import { emitWebhookEvents, messageEmission } from "../outbox/emit";
 import { recordFinalMessage } from "../metrics/record-metrics";
 import { loadMessageFor } from "../shared/load-message";
@@ -12,7 +12,7 @@ import { serializeMessage, type MessageView } from "../shared/serialize-message"
  * re-reads the row and does nothing.
  */
 export async function cancelMessage(
-  { prisma, now }: { prisma: PrismaClient; now: () => Date },
+  { prisma, now }: { prisma: RootDatabase; now: () => Date },
   principal: Principal,
   id: string,
 ): Promise<MessageView> {

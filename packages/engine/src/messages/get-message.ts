@@ -1,10 +1,10 @@
 import type { Principal } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 import { loadMessageFor } from "../shared/load-message";
 import { serializeMessage, type MessageView } from "../shared/serialize-message";
 
 export async function getMessage(
-  { prisma }: { prisma: PrismaClient },
+  { prisma }: { prisma: RootDatabase },
   principal: Principal,
   id: string,
 ): Promise<MessageView> {

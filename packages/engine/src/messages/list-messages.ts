@@ -1,5 +1,5 @@
 import type { MessageStatus, Principal } from "@svc/core";
-import { listMessages as listMessageLog, type PrismaClient } from "@svc/store";
+import { listMessages as listMessageLog, type RootDatabase } from "@svc/store";
 import { pageWindow, toPage, type Page, type PageRequest } from "../shared/paging";
 import { serializeMessage, type MessageView } from "../shared/serialize-message";
 
@@ -19,7 +19,7 @@ export interface ListMessagesQuery extends PageRequest {
  * first: this read is what people watch while a broadcast runs).
  */
 export async function listMessages(
-  { prisma }: { prisma: PrismaClient },
+  { prisma }: { prisma: RootDatabase },
   principal: Principal,
   query: ListMessagesQuery,
 ): Promise<Page<MessageView>> {

@@ -4,7 +4,7 @@ import {
   findRecipientIds,
   findTemplates,
   type CategoryRow,
-  type PrismaClientOrTransaction,
+  type Database,
   type TemplateRow,
 } from "@svc/store";
 import { validationError } from "../shared/validation";
@@ -27,7 +27,7 @@ export interface KnownReferences {
 }
 
 export async function readReferences(
-  db: PrismaClientOrTransaction,
+  db: Database,
   sends: readonly SendReferences[],
 ): Promise<KnownReferences> {
   const unique = (values: string[]) => [...new Set(values)];

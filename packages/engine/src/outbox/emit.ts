@@ -1,5 +1,5 @@
 import type { WebhookEventType } from "@svc/core";
-import type { NewOutboxEntry, TransactionClient } from "@svc/store";
+import type { NewOutboxEntry, Transaction } from "@svc/store";
 import { recordOutbox } from "./outbox";
 
 // Emitting webhook events (docs/webhooks.md, docs/outbox.md): each change that a backend hears
@@ -39,7 +39,7 @@ export function webhookEntries(events: readonly WebhookEmission[]): NewOutboxEnt
 }
 
 /** Writes the events under `tx`, the transaction of the change, in one insert. */
-export function emitWebhookEvents(tx: TransactionClient, events: readonly WebhookEmission[]): Promise<void> {
+export function emitWebhookEvents(tx: Transaction, events: readonly WebhookEmission[]): Promise<void> {
   return recordOutbox(tx, webhookEntries(events));
 }
 

@@ -1,5 +1,5 @@
 import type { Queues } from "@svc/queue";
-import { insertOutboxEntries, type NewOutboxEntry, type TransactionClient } from "@svc/store";
+import { insertOutboxEntries, type NewOutboxEntry, type Transaction } from "@svc/store";
 
 // Writing to the outbox (docs/outbox.md): a use case records what the outside must hear about
 // inside the transaction of the change, then, after the commit, kicks the relay so it need not
@@ -11,7 +11,7 @@ export const OUTBOX_KICK = "outbox:kick";
 export type { NewOutboxEntry };
 
 /** Records entries under `tx`, the transaction that makes the change they report. */
-export function recordOutbox(tx: TransactionClient, entries: readonly NewOutboxEntry[]): Promise<void> {
+export function recordOutbox(tx: Transaction, entries: readonly NewOutboxEntry[]): Promise<void> {
   return insertOutboxEntries(tx, entries);
 }
 

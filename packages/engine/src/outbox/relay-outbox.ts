@@ -3,8 +3,8 @@ import {
   $transaction,
   takeOutboxEntries,
   type OutboxEntryRow,
-  type PrismaClient,
-  type TransactionClient,
+  type RootDatabase,
+  type Transaction,
 } from "@svc/store";
 
 // One pass of the outbox relay (docs/outbox.md "The relay"): in one transaction, take a batch of
@@ -22,11 +22,11 @@ export interface OutboxConsumer {
    * Writes what `entries` cause under the relay's transaction; returns work for after the commit.
    * It sees every entry of the batch and picks its own topics.
    */
-  consume(tx: TransactionClient, entries: readonly OutboxEntryRow[]): Promise<(() => Promise<void>) | void>;
+  consume(tx: Transaction, entries: readonly OutboxEntryRow[]): Promise<(() => Promise<void>) | void>;
 }
 
 export interface RelayDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   notices: Pick<NoticeBus, "channel" | "publish">;
   consumers: readonly OutboxConsumer[];
 }

@@ -1,6 +1,6 @@
 import { AppError, type ValidationIssue } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
-import { $transaction, findCategory, getRecipientById, type PrismaClient } from "@svc/store";
+import { $transaction, findCategory, getRecipientById, type RootDatabase } from "@svc/store";
 import { resolveLinkToken, type ResolvedLinkToken } from "../links/resolve-link-token";
 import { changePreferences, type PreferencesInput } from "../recipients/preferences";
 import { validationError } from "../shared/validation";
@@ -8,7 +8,7 @@ import { lockPerson } from "../shared/lock-person";
 import { loadOwnPreferences, type OwnPreferencesView } from "./own-preferences";
 
 export interface SelfServiceDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "channels">;
   now: () => Date;
 }

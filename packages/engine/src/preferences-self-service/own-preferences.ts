@@ -1,9 +1,5 @@
 import type { SvcConfig } from "@svc/config";
-import {
-  getRecipientById,
-  listCategoriesOpenToUnsubscribe,
-  type PrismaClientOrTransaction,
-} from "@svc/store";
+import { getRecipientById, listCategoriesOpenToUnsubscribe, type Database } from "@svc/store";
 import type { ResolvedLinkToken } from "../links/resolve-link-token";
 
 // What a person sees of their own preferences through a link: categories they may leave (those
@@ -26,7 +22,7 @@ export interface OwnPreferencesView {
 }
 
 export async function loadOwnPreferences(
-  db: PrismaClientOrTransaction,
+  db: Database,
   config: Pick<SvcConfig, "channels">,
   link: ResolvedLinkToken,
 ): Promise<OwnPreferencesView> {

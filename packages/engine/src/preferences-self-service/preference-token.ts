@@ -1,7 +1,7 @@
 import { AppError, absoluteLinkUrl, preferencesPath, type Principal } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
 import type { Queues } from "@svc/queue";
-import { $transaction, findRecipientId, type PrismaClient } from "@svc/store";
+import { $transaction, findRecipientId, type RootDatabase } from "@svc/store";
 import { INBOX_TOPICS, inboxChangeEntry } from "../shared/inbox-changes";
 import { requireSecretKey, rotatePreferenceToken } from "../links/link-tokens";
 import { kickOutbox, recordOutbox } from "../outbox/outbox";
@@ -15,7 +15,7 @@ import { assertMayWritePeople } from "../shared/may-write-people";
  */
 export async function issuePreferenceToken(
   deps: {
-    prisma: PrismaClient;
+    prisma: RootDatabase;
     config: Pick<SvcConfig, "secrets" | "api">;
     queues: Pick<Queues, "redis" | "prefix">;
     now: () => Date;

@@ -1,4 +1,4 @@
-import { findCategory, getRecipientById, type PrismaClientOrTransaction } from "@svc/store";
+import { findCategory, getRecipientById, type Database } from "@svc/store";
 import { resolveLinkToken } from "../links/resolve-link-token";
 
 // What the hosted unsubscribe pages show besides the person's own preferences.
@@ -9,7 +9,7 @@ export interface CategoryOnPage {
 }
 
 /** A category as the pages name it; one deleted since shows its key alone. */
-export async function categoryOnPage(db: PrismaClientOrTransaction, key: string): Promise<CategoryOnPage> {
+export async function categoryOnPage(db: Database, key: string): Promise<CategoryOnPage> {
   const category = await findCategory(db, key);
   return category ? { key: category.key, description: category.description } : { key, description: "" };
 }
@@ -19,7 +19,7 @@ export async function categoryOnPage(db: PrismaClientOrTransaction, key: string)
  * message's category. Null for a preferences link, which has nothing to confirm.
  */
 export async function unsubscribeConfirmation(
-  deps: { prisma: PrismaClientOrTransaction },
+  deps: { prisma: Database },
   token: string,
 ): Promise<{ locale: string | null; category: CategoryOnPage } | null> {
   const link = await resolveLinkToken(deps.prisma, token);

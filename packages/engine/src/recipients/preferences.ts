@@ -6,9 +6,9 @@ import {
   getRecipientById,
   insertLedgerEntry,
   updateRecipientPreferences,
-  type PrismaClient,
+  type RootDatabase,
   type RecipientPreferenceFields,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import { validationError } from "../shared/validation";
 import { emitWebhookEvents, preferencesChangedEmission } from "../outbox/emit";
@@ -45,7 +45,7 @@ const diff = (before: string[], after: string[]) => ({
  * A request that changes nothing writes no entry (the ledger records changes).
  */
 export async function changePreferences(
-  tx: TransactionClient,
+  tx: Transaction,
   recipientId: string,
   input: PreferencesInput,
   change: PreferenceChange,
@@ -89,7 +89,7 @@ export async function changePreferences(
 
 /** PUT /v1/recipients/{external_id}/preferences with a backend key (ledger source `api`). */
 export async function putPreferences(
-  { prisma, now }: { prisma: PrismaClient; now: () => Date },
+  { prisma, now }: { prisma: RootDatabase; now: () => Date },
   principal: Principal,
   externalId: string,
   input: PreferencesInput,

@@ -5,7 +5,7 @@ import {
   replaceAddresses,
   updateRecipientProfile,
   type RecipientProfileFields,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 import { lockTextNumbers, muteSuppressedNumbers, textNumbersOf } from "./suppressed-numbers";
 import { validationError } from "../shared/validation";
@@ -53,7 +53,7 @@ export function checkProfile(
  * person's texts (docs/texting.md "STOP and START").
  */
 export async function writeProfile(
-  tx: TransactionClient,
+  tx: Transaction,
   externalId: string,
   input: RecipientProfileInput,
   now: Date,

@@ -8,7 +8,7 @@ import {
   findRecipientWithAddresses,
   lockRecipient,
   saveAddress,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import {
   lockTextNumbers,
@@ -23,13 +23,13 @@ import { assertMayWritePeople } from "../shared/may-write-people";
 import { checkProfile, writeProfile, type RecipientProfileInput } from "./recipient-profile";
 import { serializeRecipient } from "./serialize-recipient";
 
-type Deps = { prisma: PrismaClient; now: () => Date };
+type Deps = { prisma: RootDatabase; now: () => Date };
 /** Writers of addresses also read compliance.sms_channels (a suppressed text number mutes texts). */
 type WriteDeps = Deps & { config: Pick<SvcConfig, "compliance" | "channels"> };
 
 const viewFor = (principal: Principal) => ({ redactPreferences: principal.agentKey !== null });
 
-async function load(prisma: PrismaClient, externalId: string) {
+async function load(prisma: RootDatabase, externalId: string) {
   const row = await findRecipientWithAddresses(prisma, externalId);
   if (!row) throw new AppError("not_found", `no recipient '${externalId}'`);
   return row;

@@ -1,5 +1,5 @@
 import { sha256Hex, smsReplyEffect, toE164 } from "@svc/core";
-import { findSmsSuppressions, getRecipientById, lockPhoneNumbers, type TransactionClient } from "@svc/store";
+import { findSmsSuppressions, getRecipientById, lockPhoneNumbers, type Transaction } from "@svc/store";
 import { changePreferences } from "./preferences";
 
 // A STOP outlives the people who had the number (docs/texting.md "STOP and START"): the number
@@ -30,7 +30,7 @@ export function textNumbersOf(
 }
 
 /** Call before writing addresses that hold `numbers` (the lock lasts until the transaction ends). */
-export function lockTextNumbers(tx: TransactionClient, numbers: readonly string[]): Promise<void> {
+export function lockTextNumbers(tx: Transaction, numbers: readonly string[]): Promise<void> {
   return numbers.length === 0 ? Promise.resolve() : lockPhoneNumbers(tx, numbers);
 }
 
@@ -40,7 +40,7 @@ export function lockTextNumbers(tx: TransactionClient, numbers: readonly string[
  * `sms_keyword`, provenance `{method: "suppression_list", keyword, number}`.
  */
 export async function muteSuppressedNumbers(
-  tx: TransactionClient,
+  tx: Transaction,
   recipientId: string,
   numbers: readonly string[],
   textChannels: readonly string[],

@@ -5,7 +5,7 @@ import {
   deleteFinalMessagesBefore,
   deleteFinishedWebhookDeliveriesBefore,
   deleteSettledEventsBefore,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 
 // Data retention (docs/operations.md "Data retention"): the `apply-retention` sweep deletes rows
@@ -31,7 +31,7 @@ export function retentionEnabled(config: Pick<SvcConfig, "retention">): boolean 
 }
 
 export async function applyRetention(
-  deps: { prisma: PrismaClient; config: Pick<SvcConfig, "retention"> },
+  deps: { prisma: RootDatabase; config: Pick<SvcConfig, "retention"> },
   now: Date,
 ): Promise<RetentionResult> {
   const r = deps.config.retention;
@@ -64,7 +64,7 @@ export async function applyRetention(
 
 /** The sweep, or none while every retention setting is off (`webhooks_days` is on by default). */
 export function retentionSweeps(deps: {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "retention">;
 }): Sweep[] {
   if (!retentionEnabled(deps.config)) return [];

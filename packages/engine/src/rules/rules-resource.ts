@@ -2,7 +2,7 @@ import { formatPeriod } from "@svc/core";
 import {
   cancelOpenDigestsOfRule,
   ruleRows,
-  type PrismaClient,
+  type RootDatabase,
   type RuleFields,
   type RuleRow,
 } from "@svc/store";
@@ -44,7 +44,7 @@ export function serializeRule(row: RuleRow) {
  * here so no digest of a dead rule is ever sent, and checked again when a digest closes.
  */
 export function rulesResource(
-  { prisma, now }: { prisma: PrismaClient; now: () => Date },
+  { prisma, now }: { prisma: RootDatabase; now: () => Date },
   options: RuleValidationOptions,
 ) {
   const cancelOpenDigests = async (ruleKey: string, why: string) => {

@@ -11,7 +11,7 @@ import {
   releaseScreenedMessages,
   type AgentRow,
   type MessageRow,
-  type PrismaClient,
+  type RootDatabase,
   type ScreenedRelease,
 } from "@svc/store";
 import { emitWebhookEvents, messageStatusEmissions } from "../outbox/emit";
@@ -33,7 +33,7 @@ import type { DeliverHere } from "../shared/hand-off";
 // queued again for delivery. A failing model is asked again later, backing off per `worker.*`.
 
 export interface ScreeningDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "screening" | "worker" | "api" | "secrets">;
   queues: Pick<Queues, "enqueueBulk">;
   /** This process's own delivery, for the messages screening passes (shared/hand-off.ts). */
@@ -240,7 +240,7 @@ async function hold(
   return { status: "held", reason: decision.reason };
 }
 
-async function agentsOf(prisma: PrismaClient, rows: readonly (MessageRow | null)[]) {
+async function agentsOf(prisma: RootDatabase, rows: readonly (MessageRow | null)[]) {
   const keys = [...new Set(rows.flatMap((row) => (row?.agent_key ? [row.agent_key] : [])))];
   const agents = await Promise.all(keys.map((key) => findAgentRow(prisma, key)));
   return new Map(agents.flatMap((agent) => (agent ? [[agent.key, agent] as const] : [])));

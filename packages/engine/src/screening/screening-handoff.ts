@@ -1,6 +1,6 @@
 import type { SvcConfig } from "@svc/config";
 import type { BulkItem, Queues } from "@svc/queue";
-import { handOffForScreening, type ClaimRequest, type MessageRow, type PrismaClient } from "@svc/store";
+import { handOffForScreening, type ClaimRequest, type MessageRow, type RootDatabase } from "@svc/store";
 import { enqueueAfterCommit } from "../shared/after-commit";
 import type { DeliveryLogger } from "../shared/delivery-types";
 import { microBatcher } from "../shared/micro-batch";
@@ -15,7 +15,7 @@ import { noScreening, type ScreeningGate } from "../shared/screening-gate";
 export const SCREENING_BATCH = 20;
 
 export interface ScreeningHandOffDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "screening">;
   queues: Pick<Queues, "enqueueBulk">;
   logger: DeliveryLogger;

@@ -1,6 +1,6 @@
 import { recoveryTimings, type RecoveryTimings } from "@svc/core";
 import { JOBS, requeueStuck, type JobHandler, type Queues, type Sweep } from "@svc/queue";
-import { listAwaitingScreening, type PrismaClient } from "@svc/store";
+import { listAwaitingScreening, type RootDatabase } from "@svc/store";
 import { screeningModelFor, type ScreeningModel } from "./models";
 import { screenMessages, type ScreeningDeps } from "./screen-messages";
 
@@ -41,7 +41,7 @@ const SCREENING_WAIT_GRACE_MS = recoveryTimings({
  * swallows the add and a lost one (a crash between hand-off and enqueue, Redis down) is recreated.
  */
 export function requeueScreeningSweep(
-  deps: { prisma: PrismaClient; queues: Pick<Queues, "enqueueBulk"> },
+  deps: { prisma: RootDatabase; queues: Pick<Queues, "enqueueBulk"> },
   timings: Pick<RecoveryTimings, "sweepEveryMs" | "screeningWaitGraceMs"> = {
     sweepEveryMs: 10_000,
     screeningWaitGraceMs: SCREENING_WAIT_GRACE_MS,

@@ -1,7 +1,7 @@
 import type { SvcConfig } from "@svc/config";
 import type { Provider } from "@svc/providers";
 import type { Queues } from "@svc/queue";
-import type { MessageRow, PrismaClient } from "@svc/store";
+import type { MessageRow, RootDatabase } from "@svc/store";
 import type { ScreeningGate } from "./screening-gate";
 
 /** What the provider of a channel gets for links: URLs filled into content, plus the tracking token. */
@@ -24,7 +24,7 @@ export interface DeliveryLogger {
 }
 
 export interface DeliveryDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: SvcConfig;
   queues: Pick<Queues, "enqueue">;
   logger: DeliveryLogger;

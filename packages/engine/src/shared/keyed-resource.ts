@@ -1,5 +1,5 @@
 import { AppError } from "@svc/core";
-import { isUniqueViolation, type KeyedRows, type PrismaClientOrTransaction } from "@svc/store";
+import { isUniqueViolation, type KeyedRows, type Database } from "@svc/store";
 import { pageWindow, toPage, type PageRequest } from "./paging";
 
 // Admin resources with keys (categories, templates, rules, agents) share one HTTP contract
@@ -10,7 +10,7 @@ import { pageWindow, toPage, type PageRequest } from "./paging";
 export interface KeyedResourceSpec<Row extends { key: string; created_at: Date }, Input, Fields, View> {
   /** Singular noun for messages: "category", "rule". */
   noun: string;
-  db: PrismaClientOrTransaction;
+  db: Database;
   /** The resource's statements (packages/store/src/repositories/config-resources). */
   rows: KeyedRows<Row, Fields>;
   /** Fields to store; `full` is true for POST and PUT (missing fields take their defaults). */

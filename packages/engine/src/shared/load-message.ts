@@ -1,9 +1,9 @@
 import { AppError, type Principal } from "@svc/core";
-import { findMessageWithAttempts, type MessageWithAttempts, type PrismaClient } from "@svc/store";
+import { findMessageWithAttempts, type MessageWithAttempts, type RootDatabase } from "@svc/store";
 
 /** 404 when absent; 403 for an agent key reaching another sender's message (docs/messages.md). */
 export async function loadMessageFor(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   principal: Principal,
   id: string,
 ): Promise<MessageWithAttempts> {

@@ -4,8 +4,8 @@ import {
   heldMessagesOf,
   lockAgentHolds,
   openApprovalRequestsOf,
-  type PrismaClientOrTransaction,
-  type TransactionClient,
+  type Database,
+  type Transaction,
 } from "@svc/store";
 
 // approvals.max_pending_per_agent (docs/approvals.md "Too many waiting items"): an agent may have
@@ -17,7 +17,7 @@ interface CapDeps {
   now: () => Date;
 }
 
-async function waitingItems(db: PrismaClientOrTransaction, agentKey: string, now: Date) {
+async function waitingItems(db: Database, agentKey: string, now: Date) {
   const [messages, requests] = await Promise.all([
     heldMessagesOf(db, agentKey, now),
     openApprovalRequestsOf(db, agentKey, now),
@@ -47,7 +47,7 @@ function overCap(
  * when the agent would hold more than the cap. The caller's transaction then rolls back.
  */
 export async function assertAgentMayHold(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: CapDeps,
   agentKey: string,
   options: { adding: 0 | 1 },
@@ -64,11 +64,7 @@ export async function assertAgentMayHold(
  * For events from an agent (accepted before anything is decided): refused while the agent is at
  * its cap, since any of its events may hold a message. No lock: events are not held items.
  */
-export async function assertAgentBelowHoldCap(
-  db: PrismaClientOrTransaction,
-  deps: CapDeps,
-  agentKey: string,
-): Promise<void> {
+export async function assertAgentBelowHoldCap(db: Database, deps: CapDeps, agentKey: string): Promise<void> {
   const now = deps.now();
   const max = deps.config.approvals.max_pending_per_agent;
   const { count, nextDeadline } = await waitingItems(db, agentKey, now);

@@ -1,4 +1,4 @@
-import { findRecipientId, type PrismaClient } from "@svc/store";
+import { findRecipientId, type RootDatabase } from "@svc/store";
 import type { Page } from "./paging";
 
 /**
@@ -7,7 +7,7 @@ import type { Page } from "./paging";
  * `read` gets undefined when the list is not filtered.
  */
 export async function pageForRecipient<T>(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   externalId: string | undefined,
   read: (recipientId: string | undefined) => Promise<Page<T>>,
 ): Promise<Page<T>> {

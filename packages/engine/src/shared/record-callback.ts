@@ -1,7 +1,7 @@
 import { newId } from "@svc/core";
 import type { SvcConfig } from "@svc/config";
 import type { BulkItem } from "@svc/queue";
-import { insertCallbackDelivery, type TransactionClient } from "@svc/store";
+import { insertCallbackDelivery, type Transaction } from "@svc/store";
 
 // A decision tells the agent's backend (docs/approvals.md "Decision callbacks"): the callback is
 // recorded in the decision's own transaction, so a crash cannot lose it, and its `send-callback`
@@ -31,7 +31,7 @@ export interface DecisionCallbackBody {
  * approvals.callback_url is configured or the item already has its callback.
  */
 export async function recordDecisionCallback(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: { config: Pick<SvcConfig, "approvals">; now: () => Date },
   body: DecisionCallbackBody,
 ): Promise<string | null> {

@@ -17,7 +17,7 @@ import {
   type MessageRow,
   type NewReviewLink,
   type NewServiceEvent,
-  type TransactionClient,
+  type Transaction,
 } from "@svc/store";
 
 // Reviewers are told (docs/approvals.md "Reviewers are told"): for each held item, one
@@ -38,7 +38,7 @@ export interface ItemToAnnounce {
 
 /** Writes the notices of held items; returns the ids of the events to ingest after the commit. */
 export async function announceHeldItems(
-  tx: TransactionClient,
+  tx: Transaction,
   deps: NoticeDeps,
   items: readonly ItemToAnnounce[],
 ): Promise<string[]> {

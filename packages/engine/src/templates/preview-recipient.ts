@@ -1,8 +1,8 @@
 import { AppError } from "@svc/core";
-import { findRecipientByExternalId, type PrismaClient } from "@svc/store";
+import { findRecipientByExternalId, type RootDatabase } from "@svc/store";
 
 /** What a template preview renders as `recipient`: the named person's profile, or null when none is named. */
-export async function previewRecipient({ prisma }: { prisma: PrismaClient }, externalId: string | undefined) {
+export async function previewRecipient({ prisma }: { prisma: RootDatabase }, externalId: string | undefined) {
   if (externalId === undefined) return null;
   const row = await findRecipientByExternalId(prisma, externalId);
   if (!row) {

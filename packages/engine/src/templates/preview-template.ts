@@ -1,6 +1,6 @@
 import type { SvcConfig } from "@svc/config";
 import { AppError, type RenderedContent } from "@svc/core";
-import type { PrismaClient } from "@svc/store";
+import type { RootDatabase } from "@svc/store";
 import { isEmailChannel } from "../compose/message-content";
 import { renderPool } from "../rendering/render-pool";
 import { previewRecipient } from "./preview-recipient";
@@ -21,7 +21,7 @@ export interface TemplatePreview extends RenderedContent {
 }
 
 interface PreviewDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   now: () => Date;
   config: Pick<SvcConfig, "channels" | "render">;
 }

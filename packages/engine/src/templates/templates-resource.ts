@@ -1,5 +1,5 @@
 import { validateTemplate, type ValidationIssue } from "@svc/core";
-import { templateRows, type PrismaClient, type TemplateFields, type TemplateRow } from "@svc/store";
+import { templateRows, type RootDatabase, type TemplateFields, type TemplateRow } from "@svc/store";
 import { keyedResource } from "../shared/keyed-resource";
 import { validationError } from "../shared/validation";
 
@@ -22,7 +22,7 @@ export function serializeTemplate(row: TemplateRow) {
 }
 
 /** Templates: admin CRUD; every string is compiled at write time so a typo is a 422 with its line. */
-export function templatesResource({ prisma }: { prisma: PrismaClient }) {
+export function templatesResource({ prisma }: { prisma: RootDatabase }) {
   return keyedResource<TemplateRow, TemplateInput, TemplateFields, ReturnType<typeof serializeTemplate>>({
     noun: "template",
     db: prisma,

@@ -5,7 +5,7 @@ import {
   findEnabledWebhookEndpoints,
   insertWebhookDeliveries,
   type NewWebhookDelivery,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import type { OutboxConsumer } from "../outbox/relay-outbox";
 import { WEBHOOK_EVENT_TOPIC } from "../outbox/emit";
@@ -18,7 +18,7 @@ import { webhookBodyBytes, webhookLeaseMs, WEBHOOK_PER_ENDPOINT_IN_FLIGHT } from
 // the commit, one `send-webhook` job per row (a lost enqueue is found by the requeue sweep).
 
 export interface FanOutDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "webhooks">;
   queues: Pick<Queues, "enqueueBulk">;
   logger: { warn(message: string, meta?: Record<string, unknown>): void };

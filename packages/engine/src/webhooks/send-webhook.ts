@@ -14,7 +14,7 @@ import {
   recordWebhookEndpointFailure,
   recordWebhookEndpointSuccess,
   takeWebhookEndpointProbe,
-  type PrismaClient,
+  type RootDatabase,
   type WebhookDeliveryClaim,
   type WebhookDeliveryRow,
   type WebhookEndpointRow,
@@ -44,7 +44,7 @@ export interface WebhookLogger {
 }
 
 export interface SendWebhookDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "webhooks" | "secrets">;
   queues: Pick<Queues, "enqueue">;
   logger: WebhookLogger;
@@ -402,7 +402,7 @@ export async function enqueueWebhookTry(
   }
 }
 
-async function whyNotClaimed(prisma: PrismaClient, deliveryId: string): Promise<string> {
+async function whyNotClaimed(prisma: RootDatabase, deliveryId: string): Promise<string> {
   const row: WebhookDeliveryRow | null = await findWebhookDelivery(prisma, deliveryId);
   if (!row) return "not found";
   return row.status === "pending" ? "not due" : `already ${row.status}`;

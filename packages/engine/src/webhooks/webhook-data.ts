@@ -5,7 +5,7 @@ import {
   findEventWithOutcomes,
   findExistingRecipientIds,
   findMessagesWithAttempts,
-  type PrismaClient,
+  type RootDatabase,
 } from "@svc/store";
 import { serializeApproval } from "../approvals/approval-requests";
 import { getBroadcast } from "../broadcasts/broadcasts-resource";
@@ -49,7 +49,7 @@ interface Subject {
  * it is not sent (docs/webhooks.md "Personal data").
  */
 export async function buildWebhookData(
-  deps: { prisma: PrismaClient; now: () => Date },
+  deps: { prisma: RootDatabase; now: () => Date },
   events: readonly WebhookEventPayload[],
 ): Promise<(WebhookData | null)[]> {
   const people = [...new Set(events.filter((e) => e.subject.kind === "recipient").map((e) => e.subject.id))];
@@ -85,7 +85,7 @@ function isMessageSubject(subject: WebhookEventPayload["subject"]): boolean {
 const none: Subject = { resource: null, recipientId: null };
 
 async function readSubject(
-  deps: { prisma: PrismaClient; now: () => Date },
+  deps: { prisma: RootDatabase; now: () => Date },
   subject: WebhookEventPayload["subject"],
 ): Promise<Subject> {
   switch (subject.kind) {

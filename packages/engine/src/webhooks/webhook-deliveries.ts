@@ -5,7 +5,7 @@ import {
   insertWebhookDeliveries,
   reopenFailedWebhookDelivery,
   findWebhookDelivery,
-  type PrismaClient,
+  type RootDatabase,
   type WebhookDeliveryRow,
   type WebhookDeliveryStatus,
 } from "@svc/store";
@@ -46,7 +46,7 @@ function serializeWebhookDelivery(row: WebhookDeliveryRow): WebhookDeliveryView 
 }
 
 export interface WebhookDeliveriesDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   queues: Pick<Queues, "enqueue">;
   logger: WebhookLogger;
   now: () => Date;

@@ -14,7 +14,7 @@ import {
   insertWebhookEndpoint,
   rotateWebhookSecret,
   updateWebhookEndpoint,
-  type PrismaClient,
+  type RootDatabase,
   type WebhookEndpointPatch,
   type WebhookEndpointRow,
 } from "@svc/store";
@@ -31,7 +31,7 @@ import { webhookUrlProblem } from "./webhook-url";
 export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 3_600_000;
 
 export interface WebhookEndpointDeps {
-  prisma: PrismaClient;
+  prisma: RootDatabase;
   config: Pick<SvcConfig, "webhooks" | "secrets">;
   now: () => Date;
   /** Resolves a host to its addresses (tests answer for names that do not exist). */

@@ -1,5 +1,5 @@
 import type { Queues, Sweep } from "@svc/queue";
-import { findDueWebhookDeliveries, type PrismaClient } from "@svc/store";
+import { findDueWebhookDeliveries, type RootDatabase } from "@svc/store";
 import { webhookTryJobId } from "./webhook-retry";
 
 // `requeue-webhooks` (docs/webhooks.md "Delivery that loses nothing"): the row is the truth. A
@@ -11,7 +11,7 @@ const WEBHOOK_SWEEP_EVERY_MS = 15_000;
 const WEBHOOK_SWEEP_GRACE_MS = 10_000;
 
 export function requeueWebhooksSweep(
-  deps: { prisma: PrismaClient; queues: Pick<Queues, "enqueueBulk"> },
+  deps: { prisma: RootDatabase; queues: Pick<Queues, "enqueueBulk"> },
   options: { every?: number; graceMs?: number; limit?: number } = {},
 ): Sweep {
   const graceMs = options.graceMs ?? WEBHOOK_SWEEP_GRACE_MS;

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createPrisma } from "../client";
 import { lockRecipient, lockRecipients } from "../locks";
 import { migrate } from "../migrations";
-import { $transaction, isRetryableTransactionError, type TransactionClient } from "../transaction";
+import { $transaction, isRetryableTransactionError, transactionOf, type Transaction } from "../transaction";
 import type { PrismaClient } from "../generated/prisma/client";
 import { dropDatabase, REAL_MIGRATIONS_DIR, scratchDatabaseUrl } from "./scratch";
 
@@ -56,11 +56,12 @@ describe("lockRecipient", () => {
       Array.from({ length: 10 }, () =>
         $transaction(prisma, async (tx) => {
           await lockRecipient(tx, "carol");
-          const [row] = await tx.$queryRaw<
+          const [row] = await transactionOf(tx).$queryRaw<
             { value: number }[]
           >`SELECT value FROM scratch_counter WHERE id = 1`;
           await sleep(10);
-          await tx.$executeRaw`UPDATE scratch_counter SET value = ${row!.value + 1} WHERE id = 1`;
+          await transactionOf(tx)
+            .$executeRaw`UPDATE scratch_counter SET value = ${row!.value + 1} WHERE id = 1`;
         }),
       ),
     );
@@ -99,15 +100,17 @@ describe("lockRecipient", () => {
   });
 
   it("refuses a client that is not inside a transaction", async () => {
-    await expect(lockRecipient(prisma as unknown as TransactionClient, "alice")).rejects.toThrow(
+    await expect(lockRecipient(prisma as unknown as Transaction, "alice")).rejects.toThrow(
       "advisory transaction locks need a transaction client",
     );
   });
 });
 
 describe("$transaction", () => {
-  const forceSerializationFailure = (tx: TransactionClient) =>
-    tx.$executeRawUnsafe(`DO $$ BEGIN RAISE EXCEPTION USING ERRCODE = '40001', MESSAGE = 'forced'; END $$`);
+  const forceSerializationFailure = (tx: Transaction) =>
+    transactionOf(tx).$executeRawUnsafe(
+      `DO $$ BEGIN RAISE EXCEPTION USING ERRCODE = '40001', MESSAGE = 'forced'; END $$`,
+    );
 
   it("retries a serialization failure and commits the attempt that succeeds", async () => {
     await resetCounter();
@@ -117,7 +120,7 @@ describe("$transaction", () => {
       prisma,
       async (tx) => {
         attempts++;
-        await tx.$executeRaw`UPDATE scratch_counter SET value = value + 100 WHERE id = 1`;
+        await transactionOf(tx).$executeRaw`UPDATE scratch_counter SET value = value + 100 WHERE id = 1`;
         if (attempts < 3) await forceSerializationFailure(tx);
         return attempts;
       },
@@ -148,7 +151,7 @@ describe("$transaction", () => {
     await expect(
       $transaction(prisma, async (tx) => {
         attempts++;
-        await tx.$executeRaw`SELECT 1 / 0`;
+        await transactionOf(tx).$executeRaw`SELECT 1 / 0`;
       }),
     ).rejects.toMatchObject({ meta: { driverAdapterError: { cause: { originalCode: "22012" } } } });
     expect(attempts).toBe(1);
@@ -162,13 +165,14 @@ describe("$transaction", () => {
       $transaction(
         prisma,
         async (tx) => {
-          const [row] = await tx.$queryRaw<
+          const [row] = await transactionOf(tx).$queryRaw<
             { value: number }[]
           >`SELECT value FROM scratch_counter WHERE id = 1`;
           // Both first attempts read before either writes, so one of them must fail to serialize.
           bothRead.push(name);
           while (bothRead.length < 2) await sleep(5);
-          await tx.$executeRaw`UPDATE scratch_counter SET value = ${row!.value + 1} WHERE id = 1`;
+          await transactionOf(tx)
+            .$executeRaw`UPDATE scratch_counter SET value = ${row!.value + 1} WHERE id = 1`;
         },
         { isolationLevel: "Serializable", onRetry: () => retries++ },
       );
@@ -183,7 +187,7 @@ describe("$transaction", () => {
       $transaction(prisma, async (outer) => {
         await $transaction(outer, async (inner) => {
           expect(inner).toBe(outer);
-          await inner.$executeRaw`UPDATE scratch_counter SET value = 7 WHERE id = 1`;
+          await transactionOf(inner).$executeRaw`UPDATE scratch_counter SET value = 7 WHERE id = 1`;
         });
         throw new Error("outer fails");
       }),

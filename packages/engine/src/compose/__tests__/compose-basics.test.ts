@@ -1,4 +1,4 @@
-import { $transaction, lockRecipient, lockRecipients } from "@svc/store";
+import { $transaction, findMessage, lockRecipient, lockRecipients } from "@svc/store";
 import { createTestDatabase, type TestDatabase } from "@svc/testkit";
 import { composeMessagesOfPeople } from "../compose-batch";
 import { ComposeReferenceError } from "../compose-errors";
@@ -321,7 +321,7 @@ describe("races", () => {
         baseRequest(bob.id, template.key, { idempotencyKey: key, requestHash: secondHash }),
       );
       // The transaction is still usable after the savepoint rollback.
-      await tx.message.count();
+      await findMessage(tx, "msg_none");
       return result;
     });
     const original = await first;

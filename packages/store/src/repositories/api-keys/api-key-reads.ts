@@ -1,6 +1,6 @@
-import type { PrismaClientOrTransaction } from "../../transaction";
 import type { ApiKeyRow } from "../../rows";
 import { pageArgs, type PageWindow } from "../paging";
+import { prismaOf, type Database } from "../../transaction";
 
 /** What authentication reads of a key and its agent. */
 export interface ApiKeyAuthRecord {
@@ -24,22 +24,16 @@ const AUTH_SELECT = {
 } as const;
 
 /** The key whose secret hashes (SHA-256) to `hash`, with its agent's state; null for an unknown key. */
-export async function findApiKeyForAuth(
-  db: PrismaClientOrTransaction,
-  hash: string,
-): Promise<ApiKeyAuthRecord | null> {
-  return db.apiKey.findUnique({ where: { hash }, select: AUTH_SELECT });
+export async function findApiKeyForAuth(db: Database, hash: string): Promise<ApiKeyAuthRecord | null> {
+  return prismaOf(db).apiKey.findUnique({ where: { hash }, select: AUTH_SELECT });
 }
 
-export async function findApiKey(db: PrismaClientOrTransaction, id: string): Promise<ApiKeyRow | null> {
-  return db.apiKey.findUnique({ where: { id } });
+export async function findApiKey(db: Database, id: string): Promise<ApiKeyRow | null> {
+  return prismaOf(db).apiKey.findUnique({ where: { id } });
 }
 
 /** Keys newest first (see ../paging.ts). */
-export async function findApiKeyPage(
-  db: PrismaClientOrTransaction,
-  window: PageWindow,
-): Promise<ApiKeyRow[]> {
+export async function findApiKeyPage(db: Database, window: PageWindow): Promise<ApiKeyRow[]> {
   const q = pageArgs(window, "id");
-  return db.apiKey.findMany({ where: q.where, orderBy: q.orderBy, take: q.take });
+  return prismaOf(db).apiKey.findMany({ where: q.where, orderBy: q.orderBy, take: q.take });
 }

@@ -1,5 +1,5 @@
-import type { PrismaClientOrTransaction } from "../../transaction";
 import type { ApiKeyRow } from "../../rows";
+import { prismaOf, type Database } from "../../transaction";
 
 /** A new key: the secret itself is never stored, only its display prefix and SHA-256. */
 export interface NewApiKey {
@@ -13,17 +13,13 @@ export interface NewApiKey {
   created_at: Date;
 }
 
-export async function insertApiKey(db: PrismaClientOrTransaction, key: NewApiKey): Promise<ApiKeyRow> {
-  return db.apiKey.create({ data: key });
+export async function insertApiKey(db: Database, key: NewApiKey): Promise<ApiKeyRow> {
+  return prismaOf(db).apiKey.create({ data: key });
 }
 
 /** Compare-and-set on "not revoked yet": true when this call revoked the key. */
-export async function markApiKeyRevoked(
-  db: PrismaClientOrTransaction,
-  id: string,
-  at: Date,
-): Promise<boolean> {
+export async function markApiKeyRevoked(db: Database, id: string, at: Date): Promise<boolean> {
   const stillLive = { id, revoked_at: null };
-  const { count } = await db.apiKey.updateMany({ where: stillLive, data: { revoked_at: at } });
+  const { count } = await prismaOf(db).apiKey.updateMany({ where: stillLive, data: { revoked_at: at } });
   return count === 1;
 }

@@ -1,6 +1,6 @@
 import { Prisma, type ApprovalStatus, type Importance } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 import { pageArgs, type PageWindow } from "../paging";
+import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // Approval requests (docs/approvals.md "Approval requests"): an agent asks people to decide on
 // an action outside svc. Every status change is compare-and-set on `pending`.
@@ -22,10 +22,10 @@ export interface NewApprovalRequest {
 }
 
 export function insertApprovalRequest(
-  tx: TransactionClient,
+  tx: Transaction,
   request: NewApprovalRequest,
 ): Promise<ApprovalRequestRow> {
-  return tx.approvalRequest.create({
+  return transactionOf(tx).approvalRequest.create({
     data: {
       id: request.id,
       sender: request.sender,
@@ -42,11 +42,8 @@ export function insertApprovalRequest(
   });
 }
 
-export function findApprovalRequest(
-  db: PrismaClientOrTransaction,
-  id: string,
-): Promise<ApprovalRequestRow | null> {
-  return db.approvalRequest.findUnique({ where: { id } });
+export function findApprovalRequest(db: Database, id: string): Promise<ApprovalRequestRow | null> {
+  return prismaOf(db).approvalRequest.findUnique({ where: { id } });
 }
 
 export interface ApprovalRequestFilters {
@@ -59,7 +56,7 @@ export interface ApprovalRequestFilters {
 
 /** One page of approval requests, newest first; statuses as they read at `now`. */
 export function listApprovalRequests(
-  db: PrismaClientOrTransaction,
+  db: Database,
   filters: ApprovalRequestFilters,
   window: PageWindow,
   now: Date,
@@ -72,7 +69,11 @@ export function listApprovalRequests(
   else if (filters.status !== undefined) where.push({ status: filters.status });
   if (filters.agentKey !== undefined) where.push({ agent_key: filters.agentKey });
   if (filters.onlyAgentKey) where.push({ agent_key: filters.onlyAgentKey });
-  return db.approvalRequest.findMany({ where: { AND: where }, orderBy: page.orderBy, take: page.take });
+  return prismaOf(db).approvalRequest.findMany({
+    where: { AND: where },
+    orderBy: page.orderBy,
+    take: page.take,
+  });
 }
 
 export interface ApprovalDecisionWrite {
@@ -87,11 +88,11 @@ export interface ApprovalDecisionWrite {
 
 /** `pending` and not past its deadline → approved/rejected; the decided row, or null when it was not pending. */
 export async function decideApprovalRequest(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   decision: ApprovalDecisionWrite,
 ): Promise<ApprovalRequestRow | null> {
-  const rows = await db.approvalRequest.updateManyAndReturn({
+  const rows = await prismaOf(db).approvalRequest.updateManyAndReturn({
     where: { id, status: "pending", expires_at: { gt: decision.now } },
     data: {
       status: decision.status,
@@ -107,11 +108,11 @@ export async function decideApprovalRequest(
 
 /** `pending` and not past its deadline → `withdrawn` (by its sender); the row, or null when it was not pending. */
 export async function withdrawApprovalRequest(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   now: Date,
 ): Promise<ApprovalRequestRow | null> {
-  const rows = await db.approvalRequest.updateManyAndReturn({
+  const rows = await prismaOf(db).approvalRequest.updateManyAndReturn({
     where: { id, status: "pending", expires_at: { gt: now } },
     data: { status: "withdrawn", decided_at: now },
   });
@@ -123,12 +124,12 @@ export async function withdrawApprovalRequest(
  * or only `id`); returns the rows it expired. Rows being decided right now are skipped.
  */
 export function expireApprovalRequests(
-  db: PrismaClientOrTransaction,
+  db: Database,
   now: Date,
   options: { id?: string; limit: number },
 ): Promise<ApprovalRequestRow[]> {
   const only = options.id ? Prisma.sql`AND id = ${options.id}` : Prisma.empty;
-  return db.$queryRaw<ApprovalRequestRow[]>(Prisma.sql`
+  return prismaOf(db).$queryRaw<ApprovalRequestRow[]>(Prisma.sql`
     UPDATE approval_requests SET status = 'expired', decided_at = expires_at
     WHERE id IN (SELECT id FROM approval_requests WHERE status = 'pending' AND expires_at <= ${now} ${only}
                  ORDER BY expires_at LIMIT ${options.limit} FOR UPDATE SKIP LOCKED)
@@ -138,14 +139,18 @@ export function expireApprovalRequests(
 
 /** Open requests of an agent (pending, not past their deadline): their count and the nearest deadline. */
 export async function openApprovalRequestsOf(
-  db: PrismaClientOrTransaction,
+  db: Database,
   agentKey: string,
   now: Date,
 ): Promise<{ count: number; nextDeadline: Date | null }> {
   const where = { agent_key: agentKey, status: "pending" as const, expires_at: { gt: now } };
   const [count, next] = await Promise.all([
-    db.approvalRequest.count({ where }),
-    db.approvalRequest.findFirst({ where, orderBy: { expires_at: "asc" }, select: { expires_at: true } }),
+    prismaOf(db).approvalRequest.count({ where }),
+    prismaOf(db).approvalRequest.findFirst({
+      where,
+      orderBy: { expires_at: "asc" },
+      select: { expires_at: true },
+    }),
   ]);
   return { count, nextDeadline: next?.expires_at ?? null };
 }

@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client";
-import type { TransactionClient } from "../../transaction";
+import { transactionOf, type Transaction } from "../../transaction";
 
 // The signed `approval.decided` POSTs to approvals.callback_url (docs/approvals.md "Decision
 // callbacks"): one row per decided item, delivered and retried by the `send-callback` job.
@@ -21,10 +21,10 @@ export interface NewCallbackDelivery {
  * returns false when the subject already has one (an item is decided once).
  */
 export async function insertCallbackDelivery(
-  tx: TransactionClient,
+  tx: Transaction,
   callback: NewCallbackDelivery,
 ): Promise<boolean> {
-  const { count } = await tx.callbackDelivery.createMany({
+  const { count } = await transactionOf(tx).callbackDelivery.createMany({
     data: [
       {
         id: callback.id,

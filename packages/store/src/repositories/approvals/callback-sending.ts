@@ -1,17 +1,14 @@
 import type { CallbackStatus, Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import { pageArgs, type PageWindow } from "../paging";
 import type { CallbackDeliveryRow } from "./callback-deliveries";
+import { prismaOf, type Database } from "../../transaction";
 
 // Sending the decision callbacks (docs/approvals.md "Decision callbacks"). The row is the truth:
 // `pending` with `next_attempt_at` is what is due; a try claims the row by moving `next_attempt_at`
 // to the end of its lease, and records its outcome only while it still holds that claim.
 
-export function findCallbackDelivery(
-  db: PrismaClientOrTransaction,
-  id: string,
-): Promise<CallbackDeliveryRow | null> {
-  return db.callbackDelivery.findUnique({ where: { id } });
+export function findCallbackDelivery(db: Database, id: string): Promise<CallbackDeliveryRow | null> {
+  return prismaOf(db).callbackDelivery.findUnique({ where: { id } });
 }
 
 /**
@@ -20,12 +17,12 @@ export function findCallbackDelivery(
  * the lease ran out. Returns the claimed row (its `next_attempt_at` is the claim), or null.
  */
 export async function claimCallbackDelivery(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   now: Date,
   leaseUntil: Date,
 ): Promise<CallbackDeliveryRow | null> {
-  const rows = await db.callbackDelivery.updateManyAndReturn({
+  const rows = await prismaOf(db).callbackDelivery.updateManyAndReturn({
     where: { id, status: "pending", next_attempt_at: { lte: now } },
     data: { next_attempt_at: leaseUntil },
   });
@@ -44,12 +41,8 @@ function heldBy(claim: CallbackClaim): Prisma.CallbackDeliveryWhereInput {
 }
 
 /** The try succeeded: `delivered`. False when the claim was lost (another try took over). */
-export async function markCallbackDelivered(
-  db: PrismaClientOrTransaction,
-  claim: CallbackClaim,
-  now: Date,
-): Promise<boolean> {
-  const { count } = await db.callbackDelivery.updateMany({
+export async function markCallbackDelivered(db: Database, claim: CallbackClaim, now: Date): Promise<boolean> {
+  const { count } = await prismaOf(db).callbackDelivery.updateMany({
     where: heldBy(claim),
     data: { status: "delivered", attempts: { increment: 1 }, delivered_at: now, next_attempt_at: null },
   });
@@ -61,12 +54,12 @@ export async function markCallbackDelivered(
  * `retryAt` is null. False when the claim was lost.
  */
 export async function recordCallbackFailure(
-  db: PrismaClientOrTransaction,
+  db: Database,
   claim: CallbackClaim,
   error: string,
   retryAt: Date | null,
 ): Promise<boolean> {
-  const { count } = await db.callbackDelivery.updateMany({
+  const { count } = await prismaOf(db).callbackDelivery.updateMany({
     where: heldBy(claim),
     data: {
       attempts: { increment: 1 },
@@ -79,11 +72,11 @@ export async function recordCallbackFailure(
 
 /** `pending` callbacks due before `dueBefore` (their job presumed lost), longest due first. */
 export function findDueCallbacks(
-  db: PrismaClientOrTransaction,
+  db: Database,
   dueBefore: Date,
   limit: number,
 ): Promise<{ id: string; next_attempt_at: Date | null }[]> {
-  return db.callbackDelivery.findMany({
+  return prismaOf(db).callbackDelivery.findMany({
     where: { status: "pending", next_attempt_at: { lte: dueBefore } },
     orderBy: { next_attempt_at: "asc" },
     take: limit,
@@ -93,11 +86,11 @@ export function findDueCallbacks(
 
 /** An operator's retry: `failed` → `pending` with no attempts, due now. Null unless it was `failed`. */
 export async function reopenFailedCallback(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   now: Date,
 ): Promise<CallbackDeliveryRow | null> {
-  const rows = await db.callbackDelivery.updateManyAndReturn({
+  const rows = await prismaOf(db).callbackDelivery.updateManyAndReturn({
     where: { id, status: "failed" },
     data: { status: "pending", attempts: 0, next_attempt_at: now },
   });
@@ -106,12 +99,16 @@ export async function reopenFailedCallback(
 
 /** Newest first, optionally of one status. */
 export function findCallbackPage(
-  db: PrismaClientOrTransaction,
+  db: Database,
   filter: { status?: CallbackStatus },
   window: PageWindow,
 ): Promise<CallbackDeliveryRow[]> {
   const q = pageArgs(window, "id");
   const filters: Prisma.CallbackDeliveryWhereInput[] = [q.where as Prisma.CallbackDeliveryWhereInput];
   if (filter.status !== undefined) filters.push({ status: filter.status });
-  return db.callbackDelivery.findMany({ where: { AND: filters }, orderBy: q.orderBy, take: q.take });
+  return prismaOf(db).callbackDelivery.findMany({
+    where: { AND: filters },
+    orderBy: q.orderBy,
+    take: q.take,
+  });
 }

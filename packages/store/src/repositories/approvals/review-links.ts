@@ -1,5 +1,5 @@
 import { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
+import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // Review links (docs/approvals.md "Review links"): one per reviewer and held item, 256-bit tokens
 // derived from the link's id and nonce; only the token's SHA-256 is stored.
@@ -17,12 +17,12 @@ export interface NewReviewLink {
 }
 
 export async function insertReviewLinks(
-  tx: TransactionClient,
+  tx: Transaction,
   links: readonly NewReviewLink[],
   now: Date,
 ): Promise<void> {
   if (links.length === 0) return;
-  await tx.reviewLink.createMany({
+  await transactionOf(tx).reviewLink.createMany({
     data: links.map((link) => ({
       id: link.id,
       token_hash: link.tokenHash,
@@ -36,11 +36,8 @@ export async function insertReviewLinks(
   });
 }
 
-export function findReviewLinkByTokenHash(
-  db: PrismaClientOrTransaction,
-  tokenHash: string,
-): Promise<ReviewLinkRow | null> {
-  return db.reviewLink.findUnique({ where: { token_hash: tokenHash } });
+export function findReviewLinkByTokenHash(db: Database, tokenHash: string): Promise<ReviewLinkRow | null> {
+  return prismaOf(db).reviewLink.findUnique({ where: { token_hash: tokenHash } });
 }
 
 /**
@@ -49,11 +46,11 @@ export function findReviewLinkByTokenHash(
  * that reviewer's link to that item. Messages that are no such notification are absent.
  */
 export async function reviewLinksOfNotifications(
-  db: PrismaClientOrTransaction,
+  db: Database,
   messageIds: readonly string[],
 ): Promise<Map<string, { id: string; nonce: string }>> {
   if (messageIds.length === 0) return new Map();
-  const rows = await db.$queryRaw<{ message_id: string; id: string; nonce: string }[]>(Prisma.sql`
+  const rows = await prismaOf(db).$queryRaw<{ message_id: string; id: string; nonce: string }[]>(Prisma.sql`
     SELECT m.id AS message_id, rl.id, rl.nonce
       FROM messages m
       JOIN events e ON e.id = m.event_id AND e.source = 'svc'

@@ -1,36 +1,30 @@
 import { Prisma } from "../../generated/prisma/client";
 import { advisoryXactLock, LockNamespace } from "../../locks";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
+import { prismaOf, type Database, type Transaction } from "../../transaction";
 
 // The audience as rows, numbered from 0 in the order given (a list) or found (a filter), so
 // chunks are ranges of `seq` and nobody holds the whole audience in memory.
 
 /** Appends external ids from `firstSeq` on; one statement however many. */
 export async function insertBroadcastMembers(
-  db: PrismaClientOrTransaction,
+  db: Database,
   broadcastId: string,
   firstSeq: number,
   externalIds: readonly string[],
 ): Promise<void> {
   if (externalIds.length === 0) return;
-  await db.$executeRaw(Prisma.sql`
+  await prismaOf(db).$executeRaw(Prisma.sql`
     INSERT INTO broadcast_members (broadcast_id, seq, external_id)
     SELECT ${broadcastId}, ${firstSeq} + ord - 1, external_id
     FROM unnest(${externalIds as string[]}::text[]) WITH ORDINALITY AS m(external_id, ord)`);
 }
 
-export async function deleteBroadcastMembers(
-  db: PrismaClientOrTransaction,
-  broadcastId: string,
-): Promise<void> {
-  await db.broadcastMember.deleteMany({ where: { broadcast_id: broadcastId } });
+export async function deleteBroadcastMembers(db: Database, broadcastId: string): Promise<void> {
+  await prismaOf(db).broadcastMember.deleteMany({ where: { broadcast_id: broadcastId } });
 }
 
-export async function countBroadcastMembers(
-  db: PrismaClientOrTransaction,
-  broadcastId: string,
-): Promise<number> {
-  return db.broadcastMember.count({ where: { broadcast_id: broadcastId } });
+export async function countBroadcastMembers(db: Database, broadcastId: string): Promise<number> {
+  return prismaOf(db).broadcastMember.count({ where: { broadcast_id: broadcastId } });
 }
 
 export interface MemberToSend {
@@ -42,11 +36,11 @@ export interface MemberToSend {
 
 /** Members `fromSeq`..`toSeq` in order, at most `limit`, with the recipient each names. */
 export async function findMembersToSend(
-  db: PrismaClientOrTransaction,
+  db: Database,
   broadcastId: string,
   range: { fromSeq: number; toSeq: number; limit: number },
 ): Promise<MemberToSend[]> {
-  return db.$queryRaw<MemberToSend[]>(Prisma.sql`
+  return prismaOf(db).$queryRaw<MemberToSend[]>(Prisma.sql`
     SELECT m.seq, m.external_id, r.id AS recipient_id
     FROM broadcast_members m LEFT JOIN recipients r ON r.external_id = m.external_id
     WHERE m.broadcast_id = ${broadcastId} AND m.seq BETWEEN ${range.fromSeq} AND ${range.toSeq}
@@ -55,6 +49,6 @@ export async function findMembersToSend(
 }
 
 /** One planner at a time fixes a broadcast's audience (held until the transaction ends). */
-export function lockBroadcastPlan(tx: TransactionClient, broadcastId: string): Promise<void> {
+export function lockBroadcastPlan(tx: Transaction, broadcastId: string): Promise<void> {
   return advisoryXactLock(tx, LockNamespace.broadcastPlan, broadcastId);
 }

@@ -1,6 +1,6 @@
-import type { PrismaClientOrTransaction } from "../../transaction";
 import type { AgentRow } from "../../rows";
 import { keyedRows, type StoredCapColumn } from "./keyed-rows";
+import { prismaOf, type Database } from "../../transaction";
 
 export interface AgentFields {
   name?: string;
@@ -18,17 +18,16 @@ export interface AgentFields {
 
 /** Lists leave deleted agents out; `find` still sees them (their keys cannot be reused). */
 export const agentRows = keyedRows<AgentRow, AgentFields>({
-  table: (db) => db.agent,
+  table: (db) => prismaOf(db).agent,
   jsonColumns: { nullable: ["categories", "approval"], notNull: ["frequency_caps"] },
   visible: { deleted_at: null },
 });
 
 /** Deleting an agent is soft: the row stays for attribution. True when this call deleted it. */
-export async function softDeleteAgent(
-  db: PrismaClientOrTransaction,
-  key: string,
-  at: Date,
-): Promise<boolean> {
-  const { count } = await db.agent.updateMany({ where: { key, deleted_at: null }, data: { deleted_at: at } });
+export async function softDeleteAgent(db: Database, key: string, at: Date): Promise<boolean> {
+  const { count } = await prismaOf(db).agent.updateMany({
+    where: { key, deleted_at: null },
+    data: { deleted_at: at },
+  });
   return count === 1;
 }

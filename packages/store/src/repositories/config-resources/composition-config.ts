@@ -1,5 +1,5 @@
 import type { AgentRow, CategoryRow, RuleRow, TemplateRow } from "../../rows";
-import type { PrismaClientOrTransaction } from "../../transaction";
+import { prismaOf, type Database } from "../../transaction";
 
 // What rule matching and composition read of the configuration: rules, templates, categories and
 // agents, one by one or all at once (ingest keeps a per-process copy, see
@@ -23,42 +23,39 @@ export interface RuleConfiguration {
   categories: CategoryRow[];
 }
 
-export async function loadRuleConfiguration(db: PrismaClientOrTransaction): Promise<RuleConfiguration> {
+export async function loadRuleConfiguration(db: Database): Promise<RuleConfiguration> {
   const [rules, templates, categories] = await Promise.all([
-    db.rule.findMany({ where: { enabled: true } }),
-    db.template.findMany(),
-    db.category.findMany(),
+    prismaOf(db).rule.findMany({ where: { enabled: true } }),
+    prismaOf(db).template.findMany(),
+    prismaOf(db).category.findMany(),
   ]);
   return { rules, templates, categories };
 }
 
-export function findCategory(db: PrismaClientOrTransaction, key: string): Promise<CategoryRow | null> {
-  return db.category.findUnique({ where: { key } });
+export function findCategory(db: Database, key: string): Promise<CategoryRow | null> {
+  return prismaOf(db).category.findUnique({ where: { key } });
 }
 
-export function findTemplate(db: PrismaClientOrTransaction, key: string): Promise<TemplateRow | null> {
-  return db.template.findUnique({ where: { key } });
+export function findTemplate(db: Database, key: string): Promise<TemplateRow | null> {
+  return prismaOf(db).template.findUnique({ where: { key } });
 }
 
 /** The templates with these keys (a batch of direct sends reads them once). */
-export function findTemplates(
-  db: PrismaClientOrTransaction,
-  keys: readonly string[],
-): Promise<TemplateRow[]> {
-  return db.template.findMany({ where: { key: { in: [...keys] } } });
+export function findTemplates(db: Database, keys: readonly string[]): Promise<TemplateRow[]> {
+  return prismaOf(db).template.findMany({ where: { key: { in: [...keys] } } });
 }
 
-export function findRule(db: PrismaClientOrTransaction, key: string): Promise<RuleRow | null> {
-  return db.rule.findUnique({ where: { key } });
+export function findRule(db: Database, key: string): Promise<RuleRow | null> {
+  return prismaOf(db).rule.findUnique({ where: { key } });
 }
 
 /** The agent row, deleted or not (agents are soft-deleted). */
-export function findAgentRow(db: PrismaClientOrTransaction, key: string): Promise<AgentRow | null> {
-  return db.agent.findUnique({ where: { key } });
+export function findAgentRow(db: Database, key: string): Promise<AgentRow | null> {
+  return prismaOf(db).agent.findUnique({ where: { key } });
 }
 
 /** Keys of the categories marked `marketing` (US texting caps count their texts). */
-export async function marketingCategoryKeys(db: PrismaClientOrTransaction): Promise<string[]> {
-  const rows = await db.category.findMany({ where: { marketing: true }, select: { key: true } });
+export async function marketingCategoryKeys(db: Database): Promise<string[]> {
+  const rows = await prismaOf(db).category.findMany({ where: { marketing: true }, select: { key: true } });
   return rows.map((row) => row.key);
 }

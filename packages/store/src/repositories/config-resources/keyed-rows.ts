@@ -1,6 +1,6 @@
-import type { PrismaClientOrTransaction } from "../../transaction";
 import { json, nullableJson } from "../json-columns";
 import { pageArgs, type PageWindow } from "../paging";
+import { type Database } from "../../transaction";
 
 // Categories, templates, rules and agents are admin resources with a key and one HTTP contract
 // (the engine's shared/keyed-resource.ts). Each gets this small repository over its table.
@@ -8,17 +8,17 @@ import { pageArgs, type PageWindow } from "../paging";
 /** The statements of one keyed admin resource; `Fields` are its writable columns. */
 export interface KeyedRows<Row, Fields> {
   /** The row with this key, soft-deleted ones included. */
-  find(db: PrismaClientOrTransaction, key: string): Promise<Row | null>;
+  find(db: Database, key: string): Promise<Row | null>;
   /** Newest first (see ../paging.ts); soft-deleted rows are left out. */
-  findPage(db: PrismaClientOrTransaction, window: PageWindow): Promise<Row[]>;
+  findPage(db: Database, window: PageWindow): Promise<Row[]>;
   /** A new row; a taken key fails with a unique violation. */
-  insert(db: PrismaClientOrTransaction, key: string, fields: Fields, now: Date): Promise<Row>;
+  insert(db: Database, key: string, fields: Fields, now: Date): Promise<Row>;
   /** The row with these fields: inserted (created now) or replaced. */
-  save(db: PrismaClientOrTransaction, key: string, fields: Fields, now: Date): Promise<Row>;
+  save(db: Database, key: string, fields: Fields, now: Date): Promise<Row>;
   /** Changes the given fields of an existing row. */
-  change(db: PrismaClientOrTransaction, key: string, fields: Fields): Promise<Row>;
+  change(db: Database, key: string, fields: Fields): Promise<Row>;
   /** Deletes the row for good. */
-  purge(db: PrismaClientOrTransaction, key: string): Promise<void>;
+  purge(db: Database, key: string): Promise<void>;
 }
 
 /**
@@ -39,7 +39,7 @@ interface KeyedDelegate<Row> {
 }
 
 export function keyedRows<Row, Fields extends object>(options: {
-  table: (db: PrismaClientOrTransaction) => KeyedDelegate<Row>;
+  table: (db: Database) => KeyedDelegate<Row>;
   /** JSON columns: `nullable` ones store a null as SQL NULL. */
   jsonColumns?: { nullable?: (keyof Fields)[]; notNull?: (keyof Fields)[] };
   /** Rows lists show; all when absent. */

@@ -1,6 +1,6 @@
-import type { PrismaClientOrTransaction } from "../../transaction";
 import type { RuleRow } from "../../rows";
 import { keyedRows } from "./keyed-rows";
+import { prismaOf, type Database } from "../../transaction";
 
 export interface RuleFields {
   name?: string;
@@ -23,12 +23,12 @@ export interface RuleFields {
 }
 
 export const ruleRows = keyedRows<RuleRow, RuleFields>({
-  table: (db) => db.rule,
+  table: (db) => prismaOf(db).rule,
   jsonColumns: { nullable: ["digest", "condition"] },
 });
 
 /** Every rule's key. */
-export async function listRuleKeys(db: PrismaClientOrTransaction): Promise<string[]> {
-  const rules = await db.rule.findMany({ select: { key: true } });
+export async function listRuleKeys(db: Database): Promise<string[]> {
+  const rules = await prismaOf(db).rule.findMany({ select: { key: true } });
   return rules.map((r) => r.key);
 }

@@ -1,5 +1,6 @@
 import type { TemplateRow } from "../../rows";
 import { keyedRows } from "./keyed-rows";
+import { prismaOf } from "../../transaction";
 
 export interface TemplateFields {
   default_locale?: string;
@@ -8,6 +9,6 @@ export interface TemplateFields {
 }
 
 export const templateRows = keyedRows<TemplateRow, TemplateFields>({
-  table: (db) => db.template,
+  table: (db) => prismaOf(db).template,
   jsonColumns: { notNull: ["locales"] },
 });

@@ -1,12 +1,12 @@
 import type { Prisma } from "../../generated/prisma/client";
-import type { TransactionClient } from "../../transaction";
 import type { DigestRow } from "../../rows";
+import { transactionOf, type Transaction } from "../../transaction";
 
 // Ingest adds events to open digests under the recipient lock (the engine's ingest/join-digest.ts).
 
 /** The open digest of a group, by its `open_key` (`<rule>|<recipient id>|<key>`). */
-export async function findOpenDigest(tx: TransactionClient, openKey: string): Promise<DigestRow | null> {
-  return tx.digest.findUnique({ where: { open_key: openKey } });
+export async function findOpenDigest(tx: Transaction, openKey: string): Promise<DigestRow | null> {
+  return transactionOf(tx).digest.findUnique({ where: { open_key: openKey } });
 }
 
 export interface NewDigest {
@@ -21,22 +21,22 @@ export interface NewDigest {
 }
 
 /** An open, empty digest. */
-export async function openDigest(tx: TransactionClient, digest: NewDigest): Promise<DigestRow> {
+export async function openDigest(tx: Transaction, digest: NewDigest): Promise<DigestRow> {
   const { now, ...columns } = digest;
-  return tx.digest.create({
+  return transactionOf(tx).digest.create({
     data: { ...columns, status: "open", count: 0, created_at: now, updated_at: now },
   });
 }
 
 /** The digest's new event count; `closesNow` moves `closes_at` to now (`send_after` reached). */
 export async function recordDigestCount(
-  tx: TransactionClient,
+  tx: Transaction,
   id: string,
   count: number,
   now: Date,
   closesNow: boolean,
 ): Promise<DigestRow> {
-  return tx.digest.update({
+  return transactionOf(tx).digest.update({
     where: { id },
     data: { count, updated_at: now, ...(closesNow ? { closes_at: now } : {}) },
   });
@@ -48,11 +48,11 @@ export async function recordDigestCount(
  * first of them.
  */
 export async function insertDigestItemInEventOrder(
-  tx: TransactionClient,
+  tx: Transaction,
   digestId: string,
   event: { id: string; created_at: Date; data: unknown },
 ): Promise<void> {
-  const firstNewer = await tx.digestItem.findFirst({
+  const firstNewer = await transactionOf(tx).digestItem.findFirst({
     where: {
       digest_id: digestId,
       OR: [
@@ -64,19 +64,19 @@ export async function insertDigestItemInEventOrder(
   });
   let position: number;
   if (firstNewer) {
-    await tx.digestItem.updateMany({
+    await transactionOf(tx).digestItem.updateMany({
       where: { digest_id: digestId, position: { gte: firstNewer.position } },
       data: { position: { increment: 1 } },
     });
     position = firstNewer.position;
   } else {
-    const last = await tx.digestItem.findFirst({
+    const last = await transactionOf(tx).digestItem.findFirst({
       where: { digest_id: digestId },
       orderBy: { position: "desc" },
     });
     position = (last?.position ?? -1) + 1;
   }
-  await tx.digestItem.create({
+  await transactionOf(tx).digestItem.create({
     data: {
       digest_id: digestId,
       event_id: event.id,
@@ -89,18 +89,18 @@ export async function insertDigestItemInEventOrder(
 
 /** Keeps the `maxItems` most recent items (by position) and deletes the older ones. */
 export async function dropDigestItemsBeyond(
-  tx: TransactionClient,
+  tx: Transaction,
   digestId: string,
   maxItems: number,
 ): Promise<void> {
-  const dropped = await tx.digestItem.findMany({
+  const dropped = await transactionOf(tx).digestItem.findMany({
     where: { digest_id: digestId },
     orderBy: { position: "desc" },
     skip: maxItems,
     select: { event_id: true },
   });
   if (dropped.length === 0) return;
-  await tx.digestItem.deleteMany({
+  await transactionOf(tx).digestItem.deleteMany({
     where: { digest_id: digestId, event_id: { in: dropped.map((k) => k.event_id) } },
   });
 }

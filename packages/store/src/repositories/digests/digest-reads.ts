@@ -1,28 +1,25 @@
 import type { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import type { DigestRow, RecipientRow } from "../../rows";
 import { pageArgs, type PageWindow } from "../paging";
+import { prismaOf, type Database } from "../../transaction";
 
 export type DigestItemRow = Prisma.DigestItemModel;
 export type DigestWithItems = DigestRow & { items: DigestItemRow[] };
 
-export async function findDigest(db: PrismaClientOrTransaction, id: string): Promise<DigestRow | null> {
-  return db.digest.findUnique({ where: { id } });
+export async function findDigest(db: Database, id: string): Promise<DigestRow | null> {
+  return prismaOf(db).digest.findUnique({ where: { id } });
 }
 
-export async function findDigestWithItems(
-  db: PrismaClientOrTransaction,
-  id: string,
-): Promise<DigestWithItems | null> {
-  return db.digest.findUnique({ where: { id }, include: { items: true } });
+export async function findDigestWithItems(db: Database, id: string): Promise<DigestWithItems | null> {
+  return prismaOf(db).digest.findUnique({ where: { id }, include: { items: true } });
 }
 
 /** What closing composes from: the digest, its kept items and its person. */
 export async function findDigestToClose(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
 ): Promise<(DigestWithItems & { recipient: RecipientRow }) | null> {
-  return db.digest.findUnique({ where: { id }, include: { items: true, recipient: true } });
+  return prismaOf(db).digest.findUnique({ where: { id }, include: { items: true, recipient: true } });
 }
 
 export interface DigestFilter {
@@ -33,7 +30,7 @@ export interface DigestFilter {
 
 /** Digests newest first (see ../paging.ts), with their items. */
 export async function findDigestPage(
-  db: PrismaClientOrTransaction,
+  db: Database,
   filter: DigestFilter,
   window: PageWindow,
 ): Promise<DigestWithItems[]> {
@@ -41,7 +38,7 @@ export async function findDigestPage(
   if (filter.recipientId !== undefined) filters.push({ recipient_id: filter.recipientId });
   if (filter.status !== undefined) filters.push({ status: filter.status });
   const q = pageArgs(window, "id");
-  return db.digest.findMany({
+  return prismaOf(db).digest.findMany({
     where: { AND: [...filters, q.where as Prisma.DigestWhereInput] },
     orderBy: q.orderBy,
     take: q.take,
@@ -50,13 +47,9 @@ export async function findDigestPage(
 }
 
 /** Ids of open digests whose `closes_at` passed before `before`, those due longest first. */
-export async function findOpenDigestsDueBefore(
-  db: PrismaClientOrTransaction,
-  before: Date,
-  limit: number,
-): Promise<string[]> {
+export async function findOpenDigestsDueBefore(db: Database, before: Date, limit: number): Promise<string[]> {
   const dueAndOpen = { status: "open" as const, closes_at: { lt: before } };
-  const due = await db.digest.findMany({
+  const due = await prismaOf(db).digest.findMany({
     where: dueAndOpen,
     orderBy: { closes_at: "asc" },
     take: limit,

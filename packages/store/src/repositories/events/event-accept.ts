@@ -1,8 +1,7 @@
 import { queryOnPool } from "../../client";
 import { wrapConnectionFailure } from "../../database-errors";
-import type { PrismaClient } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import type { EventWithOutcomes } from "./event-reads";
+import { rootOf, prismaOf, type Database, type RootDatabase } from "../../transaction";
 
 // The accept path's writes (docs/architecture.md "Hot paths"): a batch of accepted events in one
 // INSERT, and the idempotency look-ups around it.
@@ -46,7 +45,7 @@ RETURNING id`;
  * key are taken is not). Errors are classified by classifyDatabaseError (database-errors.ts).
  */
 export async function insertAcceptedEvents(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   rows: readonly NewEvent[],
 ): Promise<Set<string>> {
   return insertReturningIds(prisma, INSERT_EVENTS_STATEMENT, INSERT_EVENTS_SQL, [JSON.stringify(rows)]);
@@ -54,23 +53,19 @@ export async function insertAcceptedEvents(
 
 /** The event a sender stored under an idempotency key, with its outcomes. */
 export function findEventByIdempotencyKey(
-  db: PrismaClientOrTransaction,
+  db: Database,
   sender: string,
   idempotencyKey: string,
 ): Promise<EventWithOutcomes | null> {
-  return db.event.findUnique({
+  return prismaOf(db).event.findUnique({
     where: { sender_idempotency_key: { sender, idempotency_key: idempotencyKey } },
     include: { outcomes: true },
   });
 }
 
 /** Frees the event's idempotency key once its retention has run out (compare-and-set on that). */
-export async function releaseEventIdempotencyKey(
-  db: PrismaClientOrTransaction,
-  eventId: string,
-  now: Date,
-): Promise<void> {
-  await db.event.updateMany({
+export async function releaseEventIdempotencyKey(db: Database, eventId: string, now: Date): Promise<void> {
+  await prismaOf(db).event.updateMany({
     where: { id: eventId, idempotency_expires_at: { lte: now } },
     data: { idempotency_key: null, idempotency_expires_at: null },
   });
@@ -78,12 +73,12 @@ export async function releaseEventIdempotencyKey(
 
 /** The events a sender stored under any of these idempotency keys, with their outcomes (batch accept). */
 export function findEventsByIdempotencyKeys(
-  db: PrismaClientOrTransaction,
+  db: Database,
   sender: string,
   idempotencyKeys: readonly string[],
 ): Promise<EventWithOutcomes[]> {
   if (idempotencyKeys.length === 0) return Promise.resolve([]);
-  return db.event.findMany({
+  return prismaOf(db).event.findMany({
     where: { sender, idempotency_key: { in: [...idempotencyKeys] } },
     include: { outcomes: true },
   });
@@ -110,7 +105,7 @@ RETURNING id`;
  * `idempotency_expires_at` (null for rows without a key): the rows of one batch request.
  */
 export async function insertAcceptedEventBatch(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   rows: readonly NewEvent[],
 ): Promise<Set<string>> {
   const first = rows[0];
@@ -149,13 +144,13 @@ export async function insertAcceptedEventBatch(
 
 /** Runs a named (prepared, where the pool mode allows) insert … RETURNING id on the pool; returns the ids stored. */
 async function insertReturningIds(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   name: string,
   text: string,
   values: unknown[],
 ): Promise<Set<string>> {
   try {
-    const inserted = await queryOnPool<{ id: string }>(prisma, { name, text, values });
+    const inserted = await queryOnPool<{ id: string }>(rootOf(prisma), { name, text, values });
     return new Set(inserted.rows.map((row) => row.id));
   } catch (error) {
     throw wrapConnectionFailure(error);

@@ -1,12 +1,12 @@
-import type { TransactionClient } from "../../transaction";
 import { rowsOfPerson, type ErasedPerson } from "../erased-person";
+import { transactionOf, type Transaction } from "../../transaction";
 
 /** The person's events (accepted ones too) with the rules that have an outcome for each. */
 export async function findEventsOfPerson(
-  tx: TransactionClient,
+  tx: Transaction,
   person: ErasedPerson,
 ): Promise<{ id: string; ruleKeys: string[] }[]> {
-  const events = await tx.event.findMany({
+  const events = await transactionOf(tx).event.findMany({
     where: rowsOfPerson(person),
     select: { id: true, outcomes: { select: { rule_key: true } } },
   });
@@ -14,6 +14,6 @@ export async function findEventsOfPerson(
 }
 
 /** Deletes the events; their outcomes go with them (cascade). */
-export async function deleteEvents(tx: TransactionClient, ids: string[]): Promise<void> {
-  await tx.event.deleteMany({ where: { id: { in: ids } } });
+export async function deleteEvents(tx: Transaction, ids: string[]): Promise<void> {
+  await transactionOf(tx).event.deleteMany({ where: { id: { in: ids } } });
 }

@@ -1,17 +1,17 @@
 import { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction } from "../../transaction";
+import { prismaOf, type Database } from "../../transaction";
 
 // Retention (docs/operations.md "Data retention"): settled events older than the cut-off, at most
 // `limit` per statement (their outcomes go with them). An event whose idempotency key is still
 // held stays until the key's retention ends, so a replay is still answered from it.
 
 export async function deleteSettledEventsBefore(
-  db: PrismaClientOrTransaction,
+  db: Database,
   before: Date,
   now: Date,
   limit: number,
 ): Promise<number> {
-  return db.$executeRaw(Prisma.sql`
+  return prismaOf(db).$executeRaw(Prisma.sql`
     DELETE FROM events WHERE id IN (
       SELECT id FROM events
        WHERE created_at < ${before} AND status <> 'pending'

@@ -1,7 +1,7 @@
 import type { EventOutcomeRow, MessageRow } from "../../rows";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 import { insertFromJsonSql } from "../json-rows";
 import type { NewOutboxEntry } from "../outbox";
+import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // What ingest writes: each event's messages, outcomes and `processed` status in one statement, and
 // the status changes around it.
@@ -24,7 +24,7 @@ export interface IngestedEventWrite {
  * entries that report them (docs/outbox.md) go in with them.
  */
 export async function writeIngestedEvents(
-  tx: TransactionClient,
+  tx: Transaction,
   now: Date,
   events: readonly IngestedEventWrite[],
   outbox: readonly NewOutboxEntry[] = [],
@@ -53,7 +53,7 @@ export async function writeIngestedEvents(
     );
   }
   const ctes = parts.map((sql, i) => `w${i} AS (${sql})`);
-  await tx.$executeRawUnsafe(
+  await transactionOf(tx).$executeRawUnsafe(
     `${ctes.length > 0 ? `WITH ${ctes.join(", ")} ` : ""}UPDATE events e
         SET status = 'processed', processed_at = $1::timestamptz, recipient_id = p.recipient_id, attempts = e.attempts + 1
        FROM json_to_recordset($2::json) AS p(id text, recipient_id text)
@@ -63,24 +63,16 @@ export async function writeIngestedEvents(
 }
 
 /** Replaces one rule's outcome of an event (a re-composition by `apply-policy`). */
-export async function updateOutcome(
-  db: PrismaClientOrTransaction,
-  eventId: string,
-  outcome: OutcomeWrite,
-): Promise<void> {
-  await db.eventOutcome.update({
+export async function updateOutcome(db: Database, eventId: string, outcome: OutcomeWrite): Promise<void> {
+  await prismaOf(db).eventOutcome.update({
     where: { event_id_rule_key: { event_id: eventId, rule_key: outcome.rule_key } },
     data: { reason: outcome.reason, status: outcome.status, message_id: outcome.message_id },
   });
 }
 
 /** Compare-and-set: only a still-pending event becomes `failed` (a committed one stays processed). */
-export async function markEventFailed(
-  db: PrismaClientOrTransaction,
-  eventId: string,
-  error: string,
-): Promise<boolean> {
-  const { count } = await db.event.updateMany({
+export async function markEventFailed(db: Database, eventId: string, error: string): Promise<boolean> {
+  const { count } = await prismaOf(db).event.updateMany({
     where: { id: eventId, status: "pending" },
     data: { status: "failed", error, attempts: { increment: 1 } },
   });

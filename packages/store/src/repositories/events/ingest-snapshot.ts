@@ -1,9 +1,9 @@
 import { advisoryLockKeySql, LockNamespace } from "../../locks";
 import type { AgentRow, EventRow, FatigueStateRow } from "../../rows";
 import { revive, reviveFatigue, reviveRecipient } from "../json-rows";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 import { CONFIG_VERSION_SQL } from "../config-resources/composition-config";
 import type { RecipientWithPolicyRows } from "../recipients/policy-rows";
+import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // Ingest's reads as two statements instead of a dozen (docs/architecture.md "Hot paths"): a peek
 // before the transaction (what to lock), and, under the locks, everything one event needs: the
@@ -35,11 +35,8 @@ const peekOf = (row: PeekRow): EventPeek => ({
   hasProfile: row.has_profile,
 });
 
-export async function peekEvents(
-  db: PrismaClientOrTransaction,
-  eventIds: string[],
-): Promise<Map<string, EventPeek>> {
-  const rows = await db.$queryRawUnsafe<PeekRow[]>(
+export async function peekEvents(db: Database, eventIds: string[]): Promise<Map<string, EventPeek>> {
+  const rows = await prismaOf(db).$queryRawUnsafe<PeekRow[]>(
     `SELECT e.id, e.status::text AS status, e.recipient_external_id, r.id AS recipient_id,
             e.recipient_profile IS NOT NULL AS has_profile
        FROM events e LEFT JOIN recipients r ON r.external_id = e.recipient_external_id
@@ -60,10 +57,10 @@ const INTERNAL_KEY = advisoryLockKeySql(LockNamespace.recipient, "recipient_id")
  * What the events hold is read again after this statement, under the locks.
  */
 export async function lockAndPeekEvents(
-  tx: TransactionClient,
+  tx: Transaction,
   eventIds: string[],
 ): Promise<Map<string, EventPeek>> {
-  const rows = await tx.$queryRawUnsafe<(PeekRow & { locks: bigint | number })[]>(
+  const rows = await transactionOf(tx).$queryRawUnsafe<(PeekRow & { locks: bigint | number })[]>(
     `WITH peek AS (
        SELECT e.id, e.status::text AS status, e.recipient_external_id, r.id AS recipient_id,
               e.recipient_profile IS NOT NULL AS has_profile
@@ -105,10 +102,10 @@ interface SnapshotRow {
 
 /** Snapshots of several events in one statement (the configuration fingerprint is computed once). */
 export async function loadIngestSnapshots(
-  tx: TransactionClient,
+  tx: Transaction,
   eventIds: string[],
 ): Promise<Map<string, IngestSnapshot>> {
-  const rows = await tx.$queryRawUnsafe<SnapshotRow[]>(
+  const rows = await transactionOf(tx).$queryRawUnsafe<SnapshotRow[]>(
     `SELECT row_to_json(e.*) AS event,
             row_to_json(r.*) AS recipient,
             (SELECT coalesce(json_agg(a.*), '[]') FROM addresses a WHERE a.recipient_id = r.id) AS addresses,

@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client";
-import type { TransactionClient } from "../../transaction";
+import { transactionOf, type Transaction } from "../../transaction";
 
 // Events svc reports itself (source `svc`, e.g. `svc.approval_requested`), written in the
 // transaction of what they report, so a crash cannot lose one.
@@ -14,12 +14,12 @@ export interface NewServiceEvent {
 }
 
 export async function insertServiceEvents(
-  tx: TransactionClient,
+  tx: Transaction,
   events: readonly NewServiceEvent[],
   now: Date,
 ): Promise<void> {
   if (events.length === 0) return;
-  await tx.event.createMany({
+  await transactionOf(tx).event.createMany({
     data: events.map((event) => ({
       id: event.id,
       name: event.name,

@@ -1,7 +1,7 @@
 import type { InboxFilter, InboxItemState } from "@svc/core";
 import { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 import { pageArgs, type PageWindow } from "../paging";
+import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // A person's inbox items (docs/inbox.md). Every write that changes an item takes the next value of
 // the items' `seq` sequence while the caller holds the person's inbox lock (locks.ts `lockInbox`),
@@ -33,7 +33,7 @@ const NEXT_SEQ = Prisma.sql`nextval(pg_get_serial_sequence('inbox_items', 'seq')
 
 /** What delivering messages to inboxes needs of them (messages gone, e.g. erased, are left out). */
 export function findMessagesForInbox(
-  db: PrismaClientOrTransaction,
+  db: Database,
   messageIds: readonly string[],
 ): Promise<
   {
@@ -44,7 +44,7 @@ export function findMessagesForInbox(
     importance: NewInboxItem["importance"];
   }[]
 > {
-  return db.message.findMany({
+  return prismaOf(db).message.findMany({
     where: { id: { in: [...messageIds] } },
     select: { id: true, recipient_id: true, content: true, category: true, importance: true },
   });
@@ -55,13 +55,13 @@ export function findMessagesForInbox(
  * the new rows' ids, people and positions. The caller holds the people's inbox locks.
  */
 export async function insertInboxItems(
-  tx: TransactionClient,
+  tx: Transaction,
   items: readonly NewInboxItem[],
 ): Promise<{ id: string; recipient_id: string; seq: bigint }[]> {
   if (items.length === 0) return [];
   const column = <K extends keyof NewInboxItem>(key: K) => items.map((item) => item[key]);
   // nextval in a subquery's select list runs once per row; the outer select uses it twice.
-  return tx.$queryRaw<{ id: string; recipient_id: string; seq: bigint }[]>(Prisma.sql`
+  return transactionOf(tx).$queryRaw<{ id: string; recipient_id: string; seq: bigint }[]>(Prisma.sql`
     INSERT INTO inbox_items (id, recipient_id, message_id, channel, title, body, url, category, importance,
                              has_links, seq, created_seq, created_at)
     SELECT id, recipient_id, message_id, channel, title, body, url, category, importance::"Importance",
@@ -79,20 +79,20 @@ export async function insertInboxItems(
 
 /** The person's item (null for an unknown id or someone else's item). */
 export function findInboxItem(
-  db: PrismaClientOrTransaction,
+  db: Database,
   recipientId: string,
   itemId: string,
 ): Promise<InboxItemRow | null> {
-  return db.inboxItem.findFirst({ where: { id: itemId, recipient_id: recipientId } });
+  return prismaOf(db).inboxItem.findFirst({ where: { id: itemId, recipient_id: recipientId } });
 }
 
 /** Sets an item's state and gives it the next position; the caller holds the person's inbox lock. */
 export async function updateInboxItemState(
-  tx: TransactionClient,
+  tx: Transaction,
   itemId: string,
   state: InboxItemState,
 ): Promise<InboxItemRow> {
-  const rows = await tx.$queryRaw<InboxItemRow[]>(Prisma.sql`
+  const rows = await transactionOf(tx).$queryRaw<InboxItemRow[]>(Prisma.sql`
     UPDATE inbox_items
        SET seen_at = ${state.seen_at}, read_at = ${state.read_at}, archived_at = ${state.archived_at}, seq = ${NEXT_SEQ}
      WHERE id = ${itemId}
@@ -105,16 +105,16 @@ export async function updateInboxItemState(
  * takes a position. Returns how many changed. The caller holds the person's inbox lock.
  */
 export async function markAllInboxItems(
-  tx: TransactionClient,
+  tx: Transaction,
   recipientId: string,
   mark: "seen" | "read",
   now: Date,
 ): Promise<number> {
   return mark === "seen"
-    ? tx.$executeRaw(Prisma.sql`
+    ? transactionOf(tx).$executeRaw(Prisma.sql`
         UPDATE inbox_items SET seen_at = ${now}, seq = ${NEXT_SEQ}
          WHERE recipient_id = ${recipientId} AND archived_at IS NULL AND seen_at IS NULL`)
-    : tx.$executeRaw(Prisma.sql`
+    : transactionOf(tx).$executeRaw(Prisma.sql`
         UPDATE inbox_items SET read_at = ${now}, seen_at = COALESCE(seen_at, ${now}), seq = ${NEXT_SEQ}
          WHERE recipient_id = ${recipientId} AND archived_at IS NULL AND read_at IS NULL`);
 }
@@ -128,24 +128,21 @@ const FILTERS: Record<InboxFilter, Prisma.InboxItemWhereInput> = {
 
 /** A page of the person's items, newest first (`limit + 1` rows, see paging.ts). */
 export function listInboxItems(
-  db: PrismaClientOrTransaction,
+  db: Database,
   recipientId: string,
   filter: InboxFilter,
   window: PageWindow,
 ): Promise<InboxItemRow[]> {
   const { where, ...page } = pageArgs(window, "id");
-  return db.inboxItem.findMany({
+  return prismaOf(db).inboxItem.findMany({
     where: { AND: [{ recipient_id: recipientId }, FILTERS[filter], where] },
     ...page,
   });
 }
 
 /** Unread, unseen and all items of the person, archived ones not counted. */
-export async function countInboxItems(
-  db: PrismaClientOrTransaction,
-  recipientId: string,
-): Promise<InboxCounts> {
-  const [row] = await db.$queryRaw<InboxCounts[]>(Prisma.sql`
+export async function countInboxItems(db: Database, recipientId: string): Promise<InboxCounts> {
+  const [row] = await prismaOf(db).$queryRaw<InboxCounts[]>(Prisma.sql`
     SELECT count(*) FILTER (WHERE read_at IS NULL)::int AS unread,
            count(*) FILTER (WHERE seen_at IS NULL)::int AS unseen,
            count(*)::int AS total
@@ -158,12 +155,12 @@ export async function countInboxItems(
  * become `delivered`). A stamp already made (another client, another process) is not repeated.
  */
 export async function markInboxItemsReceived(
-  db: PrismaClientOrTransaction,
+  db: Database,
   itemIds: readonly string[],
   at: Date,
 ): Promise<string[]> {
   if (itemIds.length === 0) return [];
-  const rows = await db.$queryRaw<{ message_id: string }[]>(Prisma.sql`
+  const rows = await prismaOf(db).$queryRaw<{ message_id: string }[]>(Prisma.sql`
     UPDATE inbox_items SET received_at = ${at}
      WHERE id = ANY(${[...itemIds]}::text[]) AND received_at IS NULL
     RETURNING message_id`);
@@ -181,12 +178,9 @@ export interface InboxLinkRow {
   allow_unsubscribe: boolean | null;
 }
 
-export function findInboxLinkRows(
-  db: PrismaClientOrTransaction,
-  messageIds: readonly string[],
-): Promise<InboxLinkRow[]> {
+export function findInboxLinkRows(db: Database, messageIds: readonly string[]): Promise<InboxLinkRow[]> {
   if (messageIds.length === 0) return Promise.resolve([]);
-  return db.$queryRaw<InboxLinkRow[]>(Prisma.sql`
+  return prismaOf(db).$queryRaw<InboxLinkRow[]>(Prisma.sql`
     SELECT m.id, m.recipient_id, m.link_nonce, m.unsubscribe_token_hash, m.tracking_token_hash, c.allow_unsubscribe
       FROM messages m LEFT JOIN categories c ON c.key = m.category
      WHERE m.id = ANY(${[...messageIds]}::text[])`);

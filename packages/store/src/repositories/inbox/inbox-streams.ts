@@ -1,6 +1,6 @@
 import { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import type { InboxItemRow } from "./inbox-items";
+import { prismaOf, type Database } from "../../transaction";
 
 // What the open streams of an API process read (docs/inbox.md "The stream"): for many people at
 // once, one statement for their heads (token nonce, counts, latest position) and one for their
@@ -18,11 +18,11 @@ export interface InboxStreamHead {
 }
 
 export async function readInboxStreamHeads(
-  db: PrismaClientOrTransaction,
+  db: Database,
   recipientIds: readonly string[],
 ): Promise<InboxStreamHead[]> {
   if (recipientIds.length === 0) return [];
-  return db.$queryRaw<InboxStreamHead[]>(Prisma.sql`
+  return prismaOf(db).$queryRaw<InboxStreamHead[]>(Prisma.sql`
     SELECT p.id AS recipient_id, t.nonce, c.unread, c.unseen, c.total, COALESCE(h.last_seq, 0)::bigint AS last_seq
       FROM unnest(${[...recipientIds]}::text[]) AS p(id)
       LEFT JOIN preference_tokens t ON t.recipient_id = p.id
@@ -36,12 +36,12 @@ export async function readInboxStreamHeads(
 
 /** Each person's items changed after their position, oldest change first, at most `limit` each. */
 export async function readInboxChangesAfter(
-  db: PrismaClientOrTransaction,
+  db: Database,
   positions: readonly { recipientId: string; after: bigint }[],
   limit: number,
 ): Promise<InboxItemRow[]> {
   if (positions.length === 0) return [];
-  return db.$queryRaw<InboxItemRow[]>(Prisma.sql`
+  return prismaOf(db).$queryRaw<InboxItemRow[]>(Prisma.sql`
     SELECT i.*
       FROM unnest(${positions.map((p) => p.recipientId)}::text[], ${positions.map((p) => p.after.toString())}::text[]::bigint[]) AS p(id, after)
       CROSS JOIN LATERAL (
@@ -51,10 +51,12 @@ export async function readInboxChangesAfter(
 
 /** Who an inbox token names: the person, their external id and their preference-token nonce. */
 export async function findInboxTokenHolder(
-  db: PrismaClientOrTransaction,
+  db: Database,
   recipientId: string,
 ): Promise<{ recipient_id: string; external_id: string; nonce: string } | null> {
-  const [row] = await db.$queryRaw<{ recipient_id: string; external_id: string; nonce: string }[]>(Prisma.sql`
+  const [row] = await prismaOf(db).$queryRaw<
+    { recipient_id: string; external_id: string; nonce: string }[]
+  >(Prisma.sql`
     SELECT r.id AS recipient_id, r.external_id, t.nonce
       FROM recipients r JOIN preference_tokens t ON t.recipient_id = r.id
      WHERE r.id = ${recipientId}`);

@@ -1,13 +1,13 @@
 import { Prisma } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
-import type { PrismaClientOrTransaction } from "../../transaction";
+import { prismaOf, type Database } from "../../transaction";
 
 // Messages held for a person's approval (`pending_approval`, docs/approvals.md "Held messages"):
 // every decision is compare-and-set on that status, so of two reviewers exactly one decides.
 
 /** An agent's messages still waiting (not past their approval deadline): how many, and the nearest deadline. */
 export async function heldMessagesOf(
-  db: PrismaClientOrTransaction,
+  db: Database,
   agentKey: string,
   now: Date,
 ): Promise<{ count: number; nextDeadline: Date | null }> {
@@ -17,8 +17,8 @@ export async function heldMessagesOf(
     approval_expires_at: { gt: now },
   };
   const [count, next] = await Promise.all([
-    db.message.count({ where }),
-    db.message.findFirst({
+    prismaOf(db).message.count({ where }),
+    prismaOf(db).message.findFirst({
       where,
       orderBy: { approval_expires_at: "asc" },
       select: { approval_expires_at: true },
@@ -41,11 +41,11 @@ export interface ApprovedMessageWrite {
 
 /** `pending_approval` (before its deadline) → approved and re-checked, next generation; null when it was not waiting. */
 export async function approveHeldMessage(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   write: ApprovedMessageWrite,
 ): Promise<MessageRow | null> {
-  const rows = await db.message.updateManyAndReturn({
+  const rows = await prismaOf(db).message.updateManyAndReturn({
     where: { id, status: "pending_approval", approval_expires_at: { gt: write.now } },
     data: {
       status: write.status,
@@ -65,11 +65,11 @@ export async function approveHeldMessage(
 
 /** `pending_approval` (before its deadline) → `cancelled` with the reason; null when it was not waiting. */
 export async function rejectHeldMessage(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   write: { reason: string; reviewedBy: string; reviewedByKeyId: string | null; now: Date },
 ): Promise<MessageRow | null> {
-  const rows = await db.message.updateManyAndReturn({
+  const rows = await prismaOf(db).message.updateManyAndReturn({
     where: { id, status: "pending_approval", approval_expires_at: { gt: write.now } },
     data: {
       status: "cancelled",
@@ -88,13 +88,13 @@ export async function rejectHeldMessage(
  * only `id`); returns the rows it changed. Rows being decided right now are skipped.
  */
 export function expireHeldMessages(
-  db: PrismaClientOrTransaction,
+  db: Database,
   now: Date,
   reason: string,
   options: { id?: string; limit: number },
 ): Promise<MessageRow[]> {
   const only = options.id ? Prisma.sql`AND id = ${options.id}` : Prisma.empty;
-  return db.$queryRaw<MessageRow[]>(Prisma.sql`
+  return prismaOf(db).$queryRaw<MessageRow[]>(Prisma.sql`
     UPDATE messages SET status = 'suppressed', status_reason = ${reason}, updated_at = ${now}
     WHERE id IN (SELECT id FROM messages WHERE status = 'pending_approval' AND approval_expires_at <= ${now} ${only}
                  ORDER BY approval_expires_at LIMIT ${options.limit} FOR UPDATE SKIP LOCKED)

@@ -1,6 +1,6 @@
 import { Prisma, type MessageStatus } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import { outboxPerRowSql, type PerRowOutboxEntry } from "../outbox";
+import { prismaOf, type Database } from "../../transaction";
 
 // A broadcast's messages: counted per status for its progress, cancelled together with it.
 
@@ -9,13 +9,13 @@ import { outboxPerRowSql, type PerRowOutboxEntry } from "../outbox";
  * entry when given, in one statement; how many changed.
  */
 export async function cancelQueuedBroadcastMessages(
-  db: PrismaClientOrTransaction,
+  db: Database,
   broadcastId: string,
   reason: string,
   now: Date,
   outbox?: PerRowOutboxEntry,
 ): Promise<number> {
-  const [row] = await db.$queryRaw<{ count: number }[]>(Prisma.sql`
+  const [row] = await prismaOf(db).$queryRaw<{ count: number }[]>(Prisma.sql`
     WITH changed AS (
       UPDATE messages SET status = 'cancelled', status_reason = ${reason}, updated_at = ${now}
       WHERE broadcast_id = ${broadcastId} AND status = 'queued'
@@ -27,10 +27,10 @@ export async function cancelQueuedBroadcastMessages(
 
 /** Messages of the broadcast per status (the (broadcast_id, status) index answers it). */
 export async function countBroadcastMessagesByStatus(
-  db: PrismaClientOrTransaction,
+  db: Database,
   broadcastId: string,
 ): Promise<Partial<Record<MessageStatus, number>>> {
-  const rows = await db.$queryRaw<{ status: MessageStatus; count: number }[]>(Prisma.sql`
+  const rows = await prismaOf(db).$queryRaw<{ status: MessageStatus; count: number }[]>(Prisma.sql`
     SELECT status::text AS status, count(*)::int AS count FROM messages
     WHERE broadcast_id = ${broadcastId} GROUP BY status`);
   return Object.fromEntries(rows.map((row) => [row.status, row.count]));

@@ -1,12 +1,12 @@
 import { Prisma } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import {
   recheckFactsOf,
   recheckFactsSql,
   type RecheckFacts,
   type RecheckFactsColumns,
 } from "./message-delivery";
+import { prismaOf, type Database } from "../../transaction";
 
 // The claim of a message for delivery (docs/delivery.md "Claims and leases"): compare-and-set to
 // `sending` with a lease, only for the job's own generation. Each returns the rows it changed, so
@@ -14,10 +14,10 @@ import {
 
 /** `queued` and due → `sending`, a new delivery run (attempt counter 0). */
 export async function claimQueuedMessage(
-  db: PrismaClientOrTransaction,
+  db: Database,
   claim: { id: string; generation: number; now: Date; leaseUntil: Date },
 ): Promise<MessageRow | null> {
-  const rows = await db.message.updateManyAndReturn({
+  const rows = await prismaOf(db).message.updateManyAndReturn({
     where: { id: claim.id, generation: claim.generation, status: "queued", send_at: { lte: claim.now } },
     data: { status: "sending", lease_until: claim.leaseUntil, delivery_attempts: 0, updated_at: claim.now },
   });
@@ -26,10 +26,10 @@ export async function claimQueuedMessage(
 
 /** A `sending` row whose lease ran out gets a new lease (the run goes on). */
 export async function takeOverLapsedLease(
-  db: PrismaClientOrTransaction,
+  db: Database,
   claim: { id: string; generation: number; now: Date; leaseUntil: Date },
 ): Promise<MessageRow | null> {
-  const rows = await db.message.updateManyAndReturn({
+  const rows = await prismaOf(db).message.updateManyAndReturn({
     where: {
       id: claim.id,
       generation: claim.generation,
@@ -47,7 +47,7 @@ export async function takeOverLapsedLease(
  * on meanwhile.
  */
 export async function bumpMessageGeneration(
-  db: PrismaClientOrTransaction,
+  db: Database,
   where: { id: string; generation: number; status: "queued" | "sending" },
   change: { leaseUntil?: Date | null; sendAt?: Date; now: Date },
 ): Promise<MessageRow | null> {
@@ -57,7 +57,7 @@ export async function bumpMessageGeneration(
   };
   if (change.leaseUntil !== undefined) data.lease_until = change.leaseUntil;
   if (change.sendAt !== undefined) data.send_at = change.sendAt;
-  const rows = await db.message.updateManyAndReturn({ where, data });
+  const rows = await prismaOf(db).message.updateManyAndReturn({ where, data });
   return rows[0] ?? null;
 }
 
@@ -79,13 +79,13 @@ export interface ClaimedDue {
  * row per request, or null (not due, another generation, another status).
  */
 export async function claimDueMessages(
-  db: PrismaClientOrTransaction,
+  db: Database,
   requests: readonly ClaimRequest[],
   now: Date,
   leaseUntil: Date,
 ): Promise<(ClaimedDue | null)[]> {
   if (requests.length === 0) return [];
-  const rows = await db.$queryRaw<(MessageRow & RecheckFactsColumns)[]>(Prisma.sql`
+  const rows = await prismaOf(db).$queryRaw<(MessageRow & RecheckFactsColumns)[]>(Prisma.sql`
     WITH q AS (
       UPDATE messages m SET status = 'sending', lease_until = ${leaseUntil}, delivery_attempts = 0, updated_at = ${now}
       FROM unnest(${requests.map((r) => r.messageId)}::text[], ${requests.map((r) => r.generation)}::int[]) AS j(id, generation)
@@ -116,12 +116,12 @@ function splitClaimedRow(row: MessageRow & RecheckFactsColumns): ClaimedDue {
  * many leases were renewed.
  */
 export async function renewDeliveryLeases(
-  db: PrismaClientOrTransaction,
+  db: Database,
   claims: readonly ClaimRequest[],
   leaseUntil: Date,
 ): Promise<number> {
   if (claims.length === 0) return 0;
-  return db.$executeRaw(Prisma.sql`
+  return prismaOf(db).$executeRaw(Prisma.sql`
     UPDATE messages m SET lease_until = ${leaseUntil}
     FROM unnest(${claims.map((c) => c.messageId)}::text[], ${claims.map((c) => c.generation)}::int[]) AS j(id, generation)
     WHERE m.id = j.id AND m.generation = j.generation AND m.status = 'sending'

@@ -1,48 +1,45 @@
 import { Prisma } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
 import { isUniqueViolation } from "../../rows";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 import { insertFromJsonSql } from "../json-rows";
+import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // What composition reads and writes about messages: the duplicate look-ups, the history that
 // caps, cooldowns, budgets and texting caps count, and the decided row itself.
 
 /** The message a dedup key (`evt:…`, `brd:…`, `dig:…`) names, if any. */
-export function findMessageByDedupKey(
-  db: PrismaClientOrTransaction,
-  dedupKey: string,
-): Promise<MessageRow | null> {
-  return db.message.findUnique({ where: { dedup_key: dedupKey } });
+export function findMessageByDedupKey(db: Database, dedupKey: string): Promise<MessageRow | null> {
+  return prismaOf(db).message.findUnique({ where: { dedup_key: dedupKey } });
 }
 
 /** The messages several dedup keys name, by key (keys nobody took are absent). */
 export async function findMessagesByDedupKeys(
-  db: PrismaClientOrTransaction,
+  db: Database,
   dedupKeys: readonly string[],
 ): Promise<Map<string, MessageRow>> {
   if (dedupKeys.length === 0) return new Map();
-  const rows = await db.message.findMany({ where: { dedup_key: { in: [...dedupKeys] } } });
+  const rows = await prismaOf(db).message.findMany({ where: { dedup_key: { in: [...dedupKeys] } } });
   return new Map(rows.map((row) => [row.dedup_key!, row]));
 }
 
 /** The message a sender stored under an idempotency key, if any. */
 export function findMessageByIdempotencyKey(
-  db: PrismaClientOrTransaction,
+  db: Database,
   sender: string,
   idempotencyKey: string,
 ): Promise<MessageRow | null> {
-  return db.message.findUnique({
+  return prismaOf(db).message.findUnique({
     where: { sender_idempotency_key: { sender, idempotency_key: idempotencyKey } },
   });
 }
 
 /** Frees an idempotency key whose retention ran out, so a new message can take it. */
 export async function releaseMessageIdempotencyKey(
-  db: PrismaClientOrTransaction,
+  db: Database,
   messageId: string,
   idempotencyKey: string,
 ): Promise<void> {
-  await db.message.updateMany({
+  await prismaOf(db).message.updateMany({
     where: { id: messageId, idempotency_key: idempotencyKey },
     data: { idempotency_key: null, idempotency_expires_at: null },
   });
@@ -69,7 +66,7 @@ export interface HistoryQuery {
 }
 
 /** One statement for every list the policy counts (see docs/policy.md "Limits"). */
-export function messageHistory(tx: TransactionClient, query: HistoryQuery): Promise<HistoryRow[]> {
+export function messageHistory(tx: Transaction, query: HistoryQuery): Promise<HistoryRow[]> {
   const or: Prisma.MessageWhereInput[] = [{ category: query.category }];
   if (query.rule !== null) or.push({ rule: query.rule });
   if (query.agentKey !== null) or.push({ agent_key: query.agentKey });
@@ -78,7 +75,7 @@ export function messageHistory(tx: TransactionClient, query: HistoryQuery): Prom
       category: { in: query.marketingTexts.categories },
       channels: { hasSome: query.marketingTexts.channels },
     });
-  return tx.message.findMany({
+  return transactionOf(tx).message.findMany({
     where: {
       recipient_id: query.recipientId,
       send_at: { gte: query.since },
@@ -96,10 +93,10 @@ export function messageHistory(tx: TransactionClient, query: HistoryQuery): Prom
  * caller cuts each person's rows with the same selection, compose/policy-history.ts).
  */
 export function messageHistoryOfPeople(
-  tx: TransactionClient,
+  tx: Transaction,
   read: { recipientIds: readonly string[]; since: Date; statuses: readonly MessageRow["status"][] },
 ): Promise<(HistoryRow & { recipient_id: string })[]> {
-  return tx.message.findMany({
+  return transactionOf(tx).message.findMany({
     where: {
       recipient_id: { in: [...read.recipientIds] },
       send_at: { gte: read.since },
@@ -127,8 +124,8 @@ const createData = (row: MessageRow) => ({
   screening: jsonOrDbNull(row.screening),
 });
 
-export function insertMessage(tx: TransactionClient, row: MessageRow): Promise<MessageRow> {
-  return tx.message.create({ data: createData(row) });
+export function insertMessage(tx: Transaction, row: MessageRow): Promise<MessageRow> {
+  return transactionOf(tx).message.create({ data: createData(row) });
 }
 
 /**
@@ -137,7 +134,7 @@ export function insertMessage(tx: TransactionClient, row: MessageRow): Promise<M
  * belongs to one person, so under that person's lock a key the caller found free stays free.
  */
 export async function insertComposedMessages(
-  tx: TransactionClient,
+  tx: Transaction,
   rows: readonly MessageRow[],
 ): Promise<MessageRow[]> {
   if (rows.length === 0) return [];
@@ -145,7 +142,10 @@ export async function insertComposedMessages(
     throw new Error("insertComposedMessages: a row carries an idempotency key");
   // Every column travels (composition builds whole rows), so the rows given are the rows stored,
   // as ingest writes its messages (events/event-writes.ts).
-  await tx.$executeRawUnsafe(insertFromJsonSql("messages", Object.keys(rows[0]!), 1), JSON.stringify(rows));
+  await transactionOf(tx).$executeRawUnsafe(
+    insertFromJsonSql("messages", Object.keys(rows[0]!), 1),
+    JSON.stringify(rows),
+  );
   return [...rows];
 }
 
@@ -153,21 +153,18 @@ export async function insertComposedMessages(
  * Inserts the row unless a unique key (dedup or idempotency) is taken; then the transaction goes on
  * (a unique violation aborts a Postgres transaction, hence the savepoint) and null is returned.
  */
-export async function insertMessageUnlessTaken(
-  tx: TransactionClient,
-  row: MessageRow,
-): Promise<MessageRow | null> {
+export async function insertMessageUnlessTaken(tx: Transaction, row: MessageRow): Promise<MessageRow | null> {
   // Without a dedup or idempotency key nothing can be taken (ids and token hashes are random): no
   // savepoint, two round trips fewer.
   if (!row.dedup_key && !row.idempotency_key) return insertMessage(tx, row);
-  await tx.$executeRawUnsafe("SAVEPOINT compose_insert");
+  await transactionOf(tx).$executeRawUnsafe("SAVEPOINT compose_insert");
   try {
     const message = await insertMessage(tx, row);
-    await tx.$executeRawUnsafe("RELEASE SAVEPOINT compose_insert");
+    await transactionOf(tx).$executeRawUnsafe("RELEASE SAVEPOINT compose_insert");
     return message;
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT compose_insert");
+    await transactionOf(tx).$executeRawUnsafe("ROLLBACK TO SAVEPOINT compose_insert");
     return null;
   }
 }

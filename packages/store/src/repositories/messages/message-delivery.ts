@@ -1,8 +1,8 @@
 import { newId } from "@svc/core";
-import { Prisma, type PrismaClient } from "../../generated/prisma/client";
+import { Prisma } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import type { NewOutboxEntry } from "../outbox";
+import { prismaOf, rootOf, type Database, type RootDatabase } from "../../transaction";
 
 // The writes of a delivery run (docs/delivery.md). Final writes are compare-and-set on
 // (id, generation, `sending`), so a worker whose lease was taken over cannot overwrite the newer
@@ -20,14 +20,14 @@ export interface AttemptWrite {
 
 /** Stores attempts of a run that did not end in `sent`; the run's attempt counter grows with them. */
 export async function recordDeliveryAttempts(
-  prisma: PrismaClient,
+  prisma: RootDatabase,
   messageId: string,
   at: Date,
   attempts: readonly AttemptWrite[],
 ): Promise<void> {
   if (attempts.length === 0) return;
-  await prisma.$transaction([
-    prisma.deliveryAttempt.createMany({
+  await rootOf(prisma).$transaction([
+    rootOf(prisma).deliveryAttempt.createMany({
       data: attempts.map((a) => ({
         id: newId("attempt", at.getTime()),
         message_id: messageId,
@@ -40,7 +40,7 @@ export async function recordDeliveryAttempts(
         at,
       })),
     }),
-    prisma.message.update({
+    rootOf(prisma).message.update({
       where: { id: messageId },
       data: { delivery_attempts: { increment: attempts.length } },
     }),
@@ -51,11 +51,11 @@ export type RunAttempt = { channel: string; ok: boolean; retryable: boolean; err
 
 /** The attempts of the current run: the newest `delivery_attempts` rows, newest first. */
 export async function currentRunAttempts(
-  db: PrismaClientOrTransaction,
+  db: Database,
   message: Pick<MessageRow, "id" | "delivery_attempts">,
 ): Promise<RunAttempt[]> {
   if (message.delivery_attempts === 0) return [];
-  return db.deliveryAttempt.findMany({
+  return prismaOf(db).deliveryAttempt.findMany({
     where: { message_id: message.id },
     orderBy: [{ at: "desc" }, { id: "desc" }],
     take: message.delivery_attempts,
@@ -68,14 +68,14 @@ export async function currentRunAttempts(
  * lease. `outbox` entries (docs/outbox.md) are written in the same statement, only if it won.
  */
 export async function finishSendingMessage(
-  db: PrismaClientOrTransaction,
+  db: Database,
   message: Pick<MessageRow, "id" | "generation">,
   status: "failed" | "suppressed",
   reason: string,
   now: Date,
   outbox: readonly NewOutboxEntry[] = [],
 ): Promise<boolean> {
-  const rows = await db.$queryRaw<{ count: number }[]>(Prisma.sql`
+  const rows = await prismaOf(db).$queryRaw<{ count: number }[]>(Prisma.sql`
     WITH won AS (
       UPDATE messages SET status = ${status}::"MessageStatus", status_reason = ${reason}, lease_until = NULL, updated_at = ${now}
       WHERE id = ${message.id} AND generation = ${message.generation} AND status = 'sending'
@@ -114,10 +114,7 @@ export interface SentWrite {
  * message judges it only after it had its chance (docs/policy.md "Fatigue"). A winner's outbox
  * entries go in with it (docs/outbox.md). Returns per write whether it won.
  */
-export async function writeSentMessages(
-  db: PrismaClientOrTransaction,
-  writes: readonly SentWrite[],
-): Promise<SentResult[]> {
+export async function writeSentMessages(db: Database, writes: readonly SentWrite[]): Promise<SentResult[]> {
   if (writes.length === 0) return [];
   const attempts = writes.flatMap((w) =>
     w.attempts.map((a) => ({
@@ -127,7 +124,7 @@ export async function writeSentMessages(
       ...a,
     })),
   );
-  const won = await db.$queryRaw<
+  const won = await prismaOf(db).$queryRaw<
     { id: string; generation: number; event_created_at: Date | null }[]
   >(Prisma.sql`
     WITH attempts AS (
@@ -281,11 +278,11 @@ export function recheckFactsOf(
 
 /** The re-check facts of many messages in one round trip, in input order. */
 export async function loadRecheckFacts(
-  db: PrismaClientOrTransaction,
+  db: Database,
   messages: readonly Pick<MessageRow, "id" | "recipient_id" | "category" | "agent_key">[],
 ): Promise<RecheckFacts[]> {
   if (messages.length === 0) return [];
-  const rows = await db.$queryRaw<(RecheckFactsColumns & { id: string })[]>(Prisma.sql`
+  const rows = await prismaOf(db).$queryRaw<(RecheckFactsColumns & { id: string })[]>(Prisma.sql`
     SELECT q.id, ${recheckFactsSql.columns}
     FROM unnest(${messages.map((m) => m.id)}::text[], ${messages.map((m) => m.recipient_id)}::text[],
                 ${messages.map((m) => m.category)}::text[], ${messages.map((m) => m.agent_key)}::text[]) AS q(id, recipient_id, category, agent_key)

@@ -1,5 +1,5 @@
 import { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction } from "../../transaction";
+import { prismaOf, type Database } from "../../transaction";
 
 // Link token hashes of many messages at delivery (docs/preferences.md "Tokens"): composition
 // stores them with the message; delivery writes the ones missing or made with another secret key,
@@ -17,11 +17,11 @@ export interface MessageLinkHashes {
  * one yet).
  */
 export async function storeLinkHashesAndReadNonces(
-  db: PrismaClientOrTransaction,
+  db: Database,
   hashes: readonly MessageLinkHashes[],
   recipientIds: readonly string[],
 ): Promise<{ recipient_id: string; nonce: string }[]> {
-  return db.$queryRaw<{ recipient_id: string; nonce: string }[]>(Prisma.sql`
+  return prismaOf(db).$queryRaw<{ recipient_id: string; nonce: string }[]>(Prisma.sql`
     WITH hashes AS (
       UPDATE messages m SET unsubscribe_token_hash = v.unsubscribe_hash, tracking_token_hash = v.tracking_hash
       FROM unnest(${hashes.map((h) => h.messageId)}::text[], ${hashes.map((h) => h.unsubscribeHash)}::text[], ${hashes.map((h) => h.trackingHash)}::text[])

@@ -1,30 +1,30 @@
 import type { MessageStatus, Prisma } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import { pageArgs, type PageWindow } from "../paging";
+import { prismaOf, type Database } from "../../transaction";
 
 // Reads of single messages and of the message log.
 
 export type DeliveryAttemptRow = Prisma.DeliveryAttemptModel;
 export type MessageWithAttempts = MessageRow & { attempts: DeliveryAttemptRow[] };
 
-export function findMessage(db: PrismaClientOrTransaction, id: string): Promise<MessageRow | null> {
-  return db.message.findUnique({ where: { id } });
+export function findMessage(db: Database, id: string): Promise<MessageRow | null> {
+  return prismaOf(db).message.findUnique({ where: { id } });
 }
 
-export function findMessageWithAttempts(
-  db: PrismaClientOrTransaction,
-  id: string,
-): Promise<MessageWithAttempts | null> {
-  return db.message.findUnique({ where: { id }, include: { attempts: true } });
+export function findMessageWithAttempts(db: Database, id: string): Promise<MessageWithAttempts | null> {
+  return prismaOf(db).message.findUnique({ where: { id }, include: { attempts: true } });
 }
 
 /** The message a tracking token names (by the token's SHA-256), if any. */
 export function findMessageIdByTrackingHash(
-  db: PrismaClientOrTransaction,
+  db: Database,
   trackingTokenHash: string,
 ): Promise<{ id: string } | null> {
-  return db.message.findUnique({ where: { tracking_token_hash: trackingTokenHash }, select: { id: true } });
+  return prismaOf(db).message.findUnique({
+    where: { tracking_token_hash: trackingTokenHash },
+    select: { id: true },
+  });
 }
 
 export interface MessageLogFilters {
@@ -40,7 +40,7 @@ export interface MessageLogFilters {
 
 /** One page of the message log, newest first, with each message's attempts. */
 export function listMessages(
-  db: PrismaClientOrTransaction,
+  db: Database,
   filters: MessageLogFilters,
   window: PageWindow,
 ): Promise<MessageWithAttempts[]> {
@@ -53,7 +53,7 @@ export function listMessages(
   if (filters.broadcastId !== undefined) where.push({ broadcast_id: filters.broadcastId });
   if (filters.agentKey !== undefined) where.push({ agent_key: filters.agentKey });
   if (filters.onlyAgentKey) where.push({ agent_key: filters.onlyAgentKey });
-  return db.message.findMany({
+  return prismaOf(db).message.findMany({
     where: { AND: where },
     orderBy: page.orderBy,
     take: page.take,
@@ -63,10 +63,10 @@ export function listMessages(
 
 /** Of these messages, the ones still `queued`, with what their delivery job needs. */
 export function queuedMessagesAmong(
-  db: PrismaClientOrTransaction,
+  db: Database,
   ids: readonly string[],
 ): Promise<Pick<MessageRow, "id" | "generation" | "send_at">[]> {
-  return db.message.findMany({
+  return prismaOf(db).message.findMany({
     where: { id: { in: [...ids] }, status: "queued" },
     select: { id: true, generation: true, send_at: true },
   });

@@ -1,8 +1,8 @@
 import { Prisma } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import { nullableJson } from "../json-columns";
 import type { ClaimRequest } from "./message-claims";
+import { prismaOf, type Database } from "../../transaction";
 
 // Screening of agent messages (docs/screening.md "How it runs"). A message handed to screening
 // stays `sending` under a new generation with no lease: that pair (`sending`, `lease_until` NULL)
@@ -12,12 +12,12 @@ import type { ClaimRequest } from "./message-claims";
 
 /** Claimed `sending` rows → waiting for screening (next generation, no lease); returns the new generations. */
 export async function handOffForScreening(
-  db: PrismaClientOrTransaction,
+  db: Database,
   requests: readonly ClaimRequest[],
   now: Date,
 ): Promise<ClaimRequest[]> {
   if (requests.length === 0) return [];
-  const rows = await db.$queryRaw<{ id: string; generation: number }[]>(Prisma.sql`
+  const rows = await prismaOf(db).$queryRaw<{ id: string; generation: number }[]>(Prisma.sql`
     UPDATE messages m SET generation = m.generation + 1, lease_until = NULL, updated_at = ${now}
     FROM unnest(${requests.map((r) => r.messageId)}::text[], ${requests.map((r) => r.generation)}::int[]) AS j(id, generation)
     WHERE m.id = j.id AND m.generation = j.generation AND m.status = 'sending'
@@ -31,13 +31,13 @@ export async function handOffForScreening(
  * job of the same generation is screening it right now).
  */
 export async function claimForScreening(
-  db: PrismaClientOrTransaction,
+  db: Database,
   requests: readonly ClaimRequest[],
   now: Date,
   leaseUntil: Date,
 ): Promise<(MessageRow | null)[]> {
   if (requests.length === 0) return [];
-  const rows = await db.$queryRaw<MessageRow[]>(Prisma.sql`
+  const rows = await prismaOf(db).$queryRaw<MessageRow[]>(Prisma.sql`
     UPDATE messages m SET lease_until = ${leaseUntil}, updated_at = ${now}
     FROM unnest(${requests.map((r) => r.messageId)}::text[], ${requests.map((r) => r.generation)}::int[]) AS j(id, generation)
     WHERE m.id = j.id AND m.generation = j.generation AND m.status = 'sending'
@@ -57,12 +57,12 @@ export async function claimForScreening(
  * were cut. Rows being written right now are skipped; their own jobs later find them taken.
  */
 export function claimWaitingForScreening(
-  db: PrismaClientOrTransaction,
+  db: Database,
   now: Date,
   leaseUntil: Date,
   limit: number,
 ): Promise<MessageRow[]> {
-  return db.$queryRaw<MessageRow[]>(Prisma.sql`
+  return prismaOf(db).$queryRaw<MessageRow[]>(Prisma.sql`
     UPDATE messages SET lease_until = ${leaseUntil}, updated_at = ${now}
     WHERE id IN (SELECT id FROM messages WHERE status = 'sending' AND lease_until IS NULL
                  ORDER BY updated_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
@@ -83,12 +83,12 @@ export interface ScreenedRelease extends ClaimRequest {
  * the released rows under their new generation; a row that moved on meanwhile is left out.
  */
 export async function releaseScreenedMessages(
-  db: PrismaClientOrTransaction,
+  db: Database,
   releases: readonly ScreenedRelease[],
   now: Date,
 ): Promise<ClaimRequest[]> {
   if (releases.length === 0) return [];
-  const rows = await db.$queryRaw<{ id: string; generation: number }[]>(Prisma.sql`
+  const rows = await prismaOf(db).$queryRaw<{ id: string; generation: number }[]>(Prisma.sql`
     UPDATE messages m SET status = 'queued', importance = j.importance::"Importance",
       screening = COALESCE(j.verdict::jsonb, m.screening), lease_until = NULL,
       generation = m.generation + 1, updated_at = ${now}
@@ -103,11 +103,11 @@ export async function releaseScreenedMessages(
 
 /** Held by screening → `pending_approval` with its reason and review deadline. */
 export async function holdScreenedMessage(
-  db: PrismaClientOrTransaction,
+  db: Database,
   where: ClaimRequest,
   change: { reason: string; verdict: unknown; approvalExpiresAt: Date; now: Date },
 ): Promise<MessageRow | null> {
-  const rows = await db.message.updateManyAndReturn({
+  const rows = await prismaOf(db).message.updateManyAndReturn({
     where: { id: where.messageId, generation: where.generation, status: "sending" },
     data: {
       status: "pending_approval",
@@ -123,11 +123,11 @@ export async function holdScreenedMessage(
 
 /** Rows waiting for screening since before `waitingSince` (their job may be lost), oldest first. */
 export async function listAwaitingScreening(
-  db: PrismaClientOrTransaction,
+  db: Database,
   waitingSince: Date,
   limit: number,
 ): Promise<ClaimRequest[]> {
-  const rows = await db.message.findMany({
+  const rows = await prismaOf(db).message.findMany({
     where: { status: "sending", lease_until: null, updated_at: { lt: waitingSince } },
     orderBy: { updated_at: "asc" },
     take: limit,

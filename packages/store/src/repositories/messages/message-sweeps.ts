@@ -1,6 +1,6 @@
 import { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import { outboxPerRowSql, type PerRowOutboxEntry } from "../outbox";
+import { prismaOf, type Database } from "../../transaction";
 
 // What the delivery sweeps change (docs/delivery.md "Sweeps"). Each is idempotent and batched.
 
@@ -9,12 +9,12 @@ import { outboxPerRowSql, type PerRowOutboxEntry } from "../outbox";
  * entry when given, in one statement; returns how many.
  */
 export async function expireQueuedMessages(
-  db: PrismaClientOrTransaction,
+  db: Database,
   now: Date,
   reason: string,
   outbox?: PerRowOutboxEntry,
 ): Promise<number> {
-  const [row] = await db.$queryRaw<{ count: number }[]>(Prisma.sql`
+  const [row] = await prismaOf(db).$queryRaw<{ count: number }[]>(Prisma.sql`
     WITH changed AS (
       UPDATE messages SET status = 'suppressed', status_reason = ${reason}, updated_at = ${now}
       WHERE status = 'queued' AND expires_at <= ${now}
@@ -30,12 +30,12 @@ export interface BumpedMessage {
 }
 
 /** `sending` rows whose lease ran out, moved to their next generation (oldest first, at most `limit`). */
-export function bumpLapsedLeases(db: PrismaClientOrTransaction, now: Date, limit: number) {
+export function bumpLapsedLeases(db: Database, now: Date, limit: number) {
   return bumpStuck(db, Prisma.sql`status = 'sending' AND lease_until < ${now}`, now, limit);
 }
 
 /** `queued` rows due before `dueBefore` (their job presumed lost), moved to their next generation. */
-export function bumpOverdueQueued(db: PrismaClientOrTransaction, dueBefore: Date, now: Date, limit: number) {
+export function bumpOverdueQueued(db: Database, dueBefore: Date, now: Date, limit: number) {
   return bumpStuck(db, Prisma.sql`status = 'queued' AND send_at < ${dueBefore}`, now, limit);
 }
 
@@ -43,12 +43,12 @@ export function bumpOverdueQueued(db: PrismaClientOrTransaction, dueBefore: Date
 // skipped, the next run sees them), bumped only if they still match, so an older job still in
 // flight becomes a no-op at its claim.
 async function bumpStuck(
-  db: PrismaClientOrTransaction,
+  db: Database,
   stuck: Prisma.Sql,
   now: Date,
   limit: number,
 ): Promise<BumpedMessage[]> {
-  const rows = await db.$queryRaw<{ id: string; generation: number }[]>(Prisma.sql`
+  const rows = await prismaOf(db).$queryRaw<{ id: string; generation: number }[]>(Prisma.sql`
     UPDATE messages SET generation = generation + 1, updated_at = ${now}
     WHERE id IN (SELECT id FROM messages WHERE ${stuck} ORDER BY send_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) AND ${stuck}
     RETURNING id, generation`);

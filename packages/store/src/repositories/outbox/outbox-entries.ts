@@ -1,5 +1,5 @@
 import { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
+import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // The outbox (docs/outbox.md): entries are written inside the transaction of the change they
 // report, and taken by the relay inside its own transaction, which deletes them as it fans them
@@ -23,11 +23,11 @@ export interface OutboxEntryRow {
 
 /** Writes entries under the caller's transaction (the one that makes the change they report). */
 export async function insertOutboxEntries(
-  tx: TransactionClient,
+  tx: Transaction,
   entries: readonly NewOutboxEntry[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  await tx.outboxEntry.createMany({
+  await transactionOf(tx).outboxEntry.createMany({
     data: entries.map((entry) => ({
       topic: entry.topic,
       payload: entry.payload,
@@ -57,8 +57,8 @@ export function outboxPerRowSql(rows: string, entry: PerRowOutboxEntry): Prisma.
  * Takes up to `limit` of the oldest entries no other relay holds, deleting them under the caller's
  * transaction: they are gone once it commits, and back for the next relay if it rolls back.
  */
-export async function takeOutboxEntries(tx: TransactionClient, limit: number): Promise<OutboxEntryRow[]> {
-  const rows = await tx.$queryRaw<
+export async function takeOutboxEntries(tx: Transaction, limit: number): Promise<OutboxEntryRow[]> {
+  const rows = await transactionOf(tx).$queryRaw<
     { id: bigint; topic: string; payload: Prisma.JsonObject; notify: string | null; created_at: Date }[]
   >`
     DELETE FROM outbox
@@ -70,10 +70,8 @@ export async function takeOutboxEntries(tx: TransactionClient, limit: number): P
 }
 
 /** How many entries wait, and since when (metrics, readiness). */
-export async function outboxBacklog(
-  db: PrismaClientOrTransaction,
-): Promise<{ count: number; oldest: Date | null }> {
-  const [row] = await db.$queryRaw<{ count: number; oldest: Date | null }[]>`
+export async function outboxBacklog(db: Database): Promise<{ count: number; oldest: Date | null }> {
+  const [row] = await prismaOf(db).$queryRaw<{ count: number; oldest: Date | null }[]>`
     SELECT count(*)::int AS count, min(created_at) AS oldest FROM outbox`;
   return { count: row?.count ?? 0, oldest: row?.oldest ?? null };
 }

@@ -1,5 +1,5 @@
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 import type { AddressRow } from "../../rows";
+import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 export interface AddressKey {
   recipient_id: string;
@@ -9,21 +9,18 @@ export interface AddressKey {
 
 const byKey = (key: AddressKey) => ({ recipient_id_channel_value: key });
 
-export async function findAddress(
-  db: PrismaClientOrTransaction,
-  key: AddressKey,
-): Promise<AddressRow | null> {
-  return db.address.findUnique({ where: byKey(key) });
+export async function findAddress(db: Database, key: AddressKey): Promise<AddressRow | null> {
+  return prismaOf(db).address.findUnique({ where: byKey(key) });
 }
 
 /** The address with `enabled`: inserted, or its `enabled` changed. */
 export async function saveAddress(
-  db: PrismaClientOrTransaction,
+  db: Database,
   key: AddressKey,
   enabled: boolean,
   now: Date,
 ): Promise<AddressRow> {
-  return db.address.upsert({
+  return prismaOf(db).address.upsert({
     where: byKey(key),
     create: { ...key, enabled, created_at: now, updated_at: now },
     update: { enabled, updated_at: now },
@@ -31,8 +28,8 @@ export async function saveAddress(
 }
 
 /** True when the address existed. */
-export async function deleteAddress(db: PrismaClientOrTransaction, key: AddressKey): Promise<boolean> {
-  const { count } = await db.address.deleteMany({ where: key });
+export async function deleteAddress(db: Database, key: AddressKey): Promise<boolean> {
+  const { count } = await prismaOf(db).address.deleteMany({ where: key });
   return count > 0;
 }
 
@@ -41,14 +38,14 @@ export async function deleteAddress(db: PrismaClientOrTransaction, key: AddressK
  * previous one, so reading them back by `created_at` keeps the given order.
  */
 export async function replaceAddresses(
-  tx: TransactionClient,
+  tx: Transaction,
   recipientId: string,
   addresses: { channel: string; value: string; enabled: boolean }[],
   now: Date,
 ): Promise<void> {
-  await tx.address.deleteMany({ where: { recipient_id: recipientId } });
+  await transactionOf(tx).address.deleteMany({ where: { recipient_id: recipientId } });
   if (addresses.length === 0) return;
-  await tx.address.createMany({
+  await transactionOf(tx).address.createMany({
     data: addresses.map((a, i) => ({
       recipient_id: recipientId,
       channel: a.channel,

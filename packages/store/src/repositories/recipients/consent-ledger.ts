@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 import type { ConsentEntryRow } from "../../rows";
 import { pageArgs, type PageWindow } from "../paging";
+import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // The consent ledger (`consent_entries`): every preference change from any source and every
 // opt-in record; and `consents`, the current opt-in per (person, category) with its expiry.
@@ -25,12 +25,9 @@ export interface NewLedgerEntry {
   created_at: Date;
 }
 
-export async function insertLedgerEntry(
-  tx: TransactionClient,
-  entry: NewLedgerEntry,
-): Promise<ConsentEntryRow> {
+export async function insertLedgerEntry(tx: Transaction, entry: NewLedgerEntry): Promise<ConsentEntryRow> {
   const { record, changes, provenance, ...columns } = entry;
-  return tx.consentEntry.create({
+  return transactionOf(tx).consentEntry.create({
     data: {
       ...columns,
       changes: changes as Prisma.InputJsonValue,
@@ -42,21 +39,21 @@ export async function insertLedgerEntry(
 
 /** Adds the opt-in record to an entry written in the same transaction. */
 export async function addConsentRecord(
-  tx: TransactionClient,
+  tx: Transaction,
   entryId: string,
   record: ConsentRecordFields,
 ): Promise<ConsentEntryRow> {
-  return tx.consentEntry.update({ where: { id: entryId }, data: record });
+  return transactionOf(tx).consentEntry.update({ where: { id: entryId }, data: record });
 }
 
 /** The person's ledger, newest first (see ../paging.ts). */
 export async function findLedgerPage(
-  db: PrismaClientOrTransaction,
+  db: Database,
   recipientId: string,
   window: PageWindow,
 ): Promise<ConsentEntryRow[]> {
   const q = pageArgs(window, "id");
-  return db.consentEntry.findMany({
+  return prismaOf(db).consentEntry.findMany({
     where: { ...q.where, recipient_id: recipientId },
     orderBy: q.orderBy,
     take: q.take,
@@ -65,10 +62,10 @@ export async function findLedgerPage(
 
 /** The person's newest entry from a text keyword (STOP, START), or null. */
 export async function findLastSmsKeywordEntry(
-  db: PrismaClientOrTransaction,
+  db: Database,
   recipientId: string,
 ): Promise<ConsentEntryRow | null> {
-  return db.consentEntry.findFirst({
+  return prismaOf(db).consentEntry.findFirst({
     where: { recipient_id: recipientId, source: "sms_keyword" },
     orderBy: [{ created_at: "desc" }, { id: "desc" }],
   });
@@ -76,7 +73,7 @@ export async function findLastSmsKeywordEntry(
 
 /** The person's current opt-in to a category: the ledger entry that recorded it and its expiry. */
 export async function saveConsent(
-  tx: TransactionClient,
+  tx: Transaction,
   consent: {
     recipient_id: string;
     category: string;
@@ -86,7 +83,7 @@ export async function saveConsent(
   },
 ): Promise<void> {
   const { recipient_id, category, ...current } = consent;
-  await tx.consent.upsert({
+  await transactionOf(tx).consent.upsert({
     where: { recipient_id_category: { recipient_id, category } },
     create: consent,
     update: current,

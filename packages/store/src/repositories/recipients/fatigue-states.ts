@@ -1,22 +1,22 @@
 import type { FatigueState } from "@svc/core";
 import type { FatigueStateRow } from "../../rows";
-import type { PrismaClientOrTransaction } from "../../transaction";
+import { prismaOf, type Database } from "../../transaction";
 
 // Fatigue per (person, category): messages since the last engagement, pause and probe
 // (docs/policy.md "Fatigue").
 
 export function findFatigueState(
-  db: PrismaClientOrTransaction,
+  db: Database,
   recipientId: string,
   category: string,
 ): Promise<FatigueStateRow | null> {
-  return db.fatigueState.findUnique({
+  return prismaOf(db).fatigueState.findUnique({
     where: { recipient_id_category: { recipient_id: recipientId, category } },
   });
 }
 
 export async function saveFatigueState(
-  db: PrismaClientOrTransaction,
+  db: Database,
   recipientId: string,
   category: string,
   state: FatigueState,
@@ -29,7 +29,7 @@ export async function saveFatigueState(
     probe_sent_at: state.probeSentAt,
     updated_at: now,
   };
-  await db.fatigueState.upsert({
+  await prismaOf(db).fatigueState.upsert({
     where: { recipient_id_category: { recipient_id: recipientId, category } },
     create: { recipient_id: recipientId, category, ...values },
     update: values,

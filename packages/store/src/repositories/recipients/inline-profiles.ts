@@ -1,4 +1,4 @@
-import type { TransactionClient } from "../../transaction";
+import { transactionOf, type Transaction } from "../../transaction";
 
 // Inline profiles of a batch of events written in three statements instead of about six per event
 // (docs/events.md "Recipient", docs/benchmarks.md "Delivery drain by shape"): the
@@ -16,7 +16,7 @@ export type AppliedProfiles = Map<string, { recipientId: string; created: boolea
  * channels, whose numbers need locks and suppression checks of their own), are left alone.
  */
 export async function applyInlineProfiles(
-  tx: TransactionClient,
+  tx: Transaction,
   events: { eventId: string; newRecipientId: string }[],
   skipChannels: readonly string[],
   now: Date,
@@ -34,7 +34,9 @@ export async function applyInlineProfiles(
                   THEN e.recipient_profile->'addresses' ELSE '[]'::jsonb END) a
             WHERE a->>'channel' = ANY($3::text[])))`;
   const params = [events.map((e) => e.eventId), events.map((e) => e.newRecipientId), [...skipChannels], now];
-  const rows = await tx.$queryRawUnsafe<{ id: string; external_id: string; created: boolean }[]>(
+  const rows = await transactionOf(tx).$queryRawUnsafe<
+    { id: string; external_id: string; created: boolean }[]
+  >(
     `WITH ${input},
      updated AS (
        UPDATE recipients r SET
@@ -68,11 +70,11 @@ export async function applyInlineProfiles(
      targets AS (
        SELECT r.id, i.p->'addresses' AS addresses FROM input i JOIN recipients r ON r.external_id = i.external_id
         WHERE jsonb_typeof(i.p->'addresses') = 'array')`;
-  await tx.$executeRawUnsafe(
+  await transactionOf(tx).$executeRawUnsafe(
     `WITH ${withAddresses} DELETE FROM addresses a USING targets t WHERE a.recipient_id = t.id`,
     ...params.slice(0, 3),
   );
-  await tx.$executeRawUnsafe(
+  await transactionOf(tx).$executeRawUnsafe(
     `WITH ${withAddresses}
      INSERT INTO addresses (recipient_id, channel, value, enabled, created_at, updated_at)
      SELECT t.id, x.a->>'channel', x.a->>'value', coalesce((x.a->>'enabled')::boolean, true),

@@ -1,34 +1,34 @@
 import type { AddressRow, ConsentRow, FatigueStateRow, RecipientRow } from "../../rows";
 import { reviveFatigue, reviveRecipient } from "../json-rows";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
+import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // The person as composition sees them: the profile with addresses and recorded consents.
 
 export type RecipientWithPolicyRows = RecipientRow & { addresses: AddressRow[]; consents: ConsentRow[] };
 
 export function findRecipientWithPolicyRows(
-  db: PrismaClientOrTransaction,
+  db: Database,
   where: { id: string } | { external_id: string },
 ): Promise<RecipientWithPolicyRows | null> {
-  return db.recipient.findUnique({ where, include: { addresses: true, consents: true } });
+  return prismaOf(db).recipient.findUnique({ where, include: { addresses: true, consents: true } });
 }
 
 /** The internal id of the person with this external id, if any. */
-export async function findRecipientId(
-  db: PrismaClientOrTransaction,
-  externalId: string,
-): Promise<string | null> {
-  const row = await db.recipient.findUnique({ where: { external_id: externalId }, select: { id: true } });
+export async function findRecipientId(db: Database, externalId: string): Promise<string | null> {
+  const row = await prismaOf(db).recipient.findUnique({
+    where: { external_id: externalId },
+    select: { id: true },
+  });
   return row?.id ?? null;
 }
 
 /** Internal ids by external id, of the people among these external ids who exist. */
 export async function findRecipientIds(
-  db: PrismaClientOrTransaction,
+  db: Database,
   externalIds: readonly string[],
 ): Promise<Map<string, string>> {
   if (externalIds.length === 0) return new Map();
-  const rows = await db.recipient.findMany({
+  const rows = await prismaOf(db).recipient.findMany({
     where: { external_id: { in: [...externalIds] } },
     select: { id: true, external_id: true },
   });
@@ -40,12 +40,12 @@ export async function findRecipientIds(
  * categories, in one statement (a batch of direct sends, under the people's locks).
  */
 export async function loadRecipientsForCompose(
-  tx: TransactionClient,
+  tx: Transaction,
   ids: readonly string[],
   categories: readonly string[],
 ): Promise<{ recipients: RecipientWithPolicyRows[]; fatigue: FatigueStateRow[] }> {
   if (ids.length === 0) return { recipients: [], fatigue: [] };
-  const rows = await tx.$queryRawUnsafe<
+  const rows = await transactionOf(tx).$queryRawUnsafe<
     {
       recipient: Record<string, unknown>;
       addresses: Record<string, unknown>[];
@@ -71,10 +71,10 @@ export async function loadRecipientsForCompose(
 
 /** A profile with nothing but its ids (no addresses): an event's person not known yet. */
 export function createBareRecipient(
-  tx: TransactionClient,
+  tx: Transaction,
   recipient: { id: string; externalId: string; now: Date },
 ): Promise<RecipientRow> {
-  return tx.recipient.create({
+  return transactionOf(tx).recipient.create({
     data: {
       id: recipient.id,
       external_id: recipient.externalId,
@@ -86,11 +86,11 @@ export function createBareRecipient(
 
 /** The people with these external ids, with addresses and consents (batch accept's inline-profile check). */
 export function findRecipientsWithPolicyRows(
-  db: PrismaClientOrTransaction,
+  db: Database,
   externalIds: readonly string[],
 ): Promise<RecipientWithPolicyRows[]> {
   if (externalIds.length === 0) return Promise.resolve([]);
-  return db.recipient.findMany({
+  return prismaOf(db).recipient.findMany({
     where: { external_id: { in: [...externalIds] } },
     include: { addresses: true, consents: true },
   });

@@ -1,4 +1,4 @@
-import type { PrismaClientOrTransaction } from "../../transaction";
+import { prismaOf, type Database } from "../../transaction";
 
 // One live preference token per person: only its nonce and SHA-256 are stored (the engine's
 // links/link-tokens.ts derives the token). A new nonce kills the previous token at once.
@@ -11,20 +11,24 @@ export interface PreferenceTokenFields {
 
 /** Stores the token, replacing the person's previous one. */
 export async function replacePreferenceToken(
-  db: PrismaClientOrTransaction,
+  db: Database,
   recipientId: string,
   token: PreferenceTokenFields,
 ): Promise<void> {
   const person = { recipient_id: recipientId };
-  await db.preferenceToken.upsert({ where: person, create: { ...person, ...token }, update: token });
+  await prismaOf(db).preferenceToken.upsert({
+    where: person,
+    create: { ...person, ...token },
+    update: token,
+  });
 }
 
 /** The person whose live preference token hashes to `hash`, or null. */
 export async function findRecipientIdByPreferenceTokenHash(
-  db: PrismaClientOrTransaction,
+  db: Database,
   hash: string,
 ): Promise<string | null> {
-  const row = await db.preferenceToken.findUnique({
+  const row = await prismaOf(db).preferenceToken.findUnique({
     where: { token_hash: hash },
     select: { recipient_id: true },
   });

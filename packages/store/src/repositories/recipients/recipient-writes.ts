@@ -1,6 +1,6 @@
 import type { Prisma } from "../../generated/prisma/client";
-import type { TransactionClient } from "../../transaction";
 import { json, nullableJson } from "../json-columns";
+import { transactionOf, type Transaction } from "../../transaction";
 
 // Writes of the recipient row. Preferences live on it (one row to lock and re-check at send time);
 // callers hold the person's lock (the engine's preferences-self-service/lock-person.ts).
@@ -14,23 +14,26 @@ export interface RecipientProfileFields {
 }
 
 export async function insertRecipient(
-  tx: TransactionClient,
+  tx: Transaction,
   recipient: { id: string; external_id: string; profile: RecipientProfileFields; now: Date },
 ): Promise<void> {
   const { id, external_id, profile, now } = recipient;
-  await tx.recipient.create({
+  await transactionOf(tx).recipient.create({
     data: { id, external_id, ...profileColumns(profile), created_at: now, updated_at: now },
   });
 }
 
 /** Writes the given profile fields (none: only `updated_at`). */
 export async function updateRecipientProfile(
-  tx: TransactionClient,
+  tx: Transaction,
   id: string,
   profile: RecipientProfileFields,
   now: Date,
 ): Promise<void> {
-  await tx.recipient.update({ where: { id }, data: { ...profileColumns(profile), updated_at: now } });
+  await transactionOf(tx).recipient.update({
+    where: { id },
+    data: { ...profileColumns(profile), updated_at: now },
+  });
 }
 
 function profileColumns(profile: RecipientProfileFields) {
@@ -55,12 +58,12 @@ export interface RecipientPreferenceFields {
 }
 
 export async function updateRecipientPreferences(
-  tx: TransactionClient,
+  tx: Transaction,
   id: string,
   preferences: RecipientPreferenceFields,
   now: Date,
 ): Promise<void> {
-  await tx.recipient.update({
+  await transactionOf(tx).recipient.update({
     where: { id },
     data: { ...preferences, quiet_hours: nullableJson(preferences.quiet_hours), updated_at: now },
   });

@@ -1,7 +1,7 @@
 import { Prisma, type WebhookDeliveryStatus } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
 import { pageArgs, type PageWindow } from "../paging";
 import { ERASURE_WEBHOOK_TYPE } from "./webhook-privacy";
+import { prismaOf, type Database } from "../../transaction";
 
 // Webhook deliveries (docs/webhooks.md "Deliveries"): one row per event and endpoint, written by
 // the outbox fan-out with its body frozen. The row is the truth: `pending` with `next_attempt_at`
@@ -36,11 +36,11 @@ export interface NewWebhookDelivery {
  * `recipient.erased` is written for a person who is gone by design.
  */
 export async function insertWebhookDeliveries(
-  tx: TransactionClient | PrismaClientOrTransaction,
+  db: Database,
   deliveries: readonly NewWebhookDelivery[],
 ): Promise<number> {
   if (deliveries.length === 0) return 0;
-  return tx.$executeRaw(Prisma.sql`
+  return prismaOf(db).$executeRaw(Prisma.sql`
     INSERT INTO webhook_deliveries (id, endpoint_id, event_id, type, body, recipient_id, next_attempt_at, created_at)
     SELECT d.id, d.endpoint_id, d.event_id, d.type, d.body, d.recipient_id, d.next_attempt_at, d.created_at
       FROM unnest(${deliveries.map((d) => d.id)}::text[], ${deliveries.map((d) => d.endpointId)}::text[],
@@ -57,21 +57,18 @@ export async function insertWebhookDeliveries(
 const DELIVERY_COLUMNS = Prisma.sql`id, endpoint_id, event_id, type, body, status::text AS status, attempts,
   last_status_code, last_error, next_attempt_at, created_at, delivered_at, recipient_id`;
 
-export function findWebhookDelivery(
-  db: PrismaClientOrTransaction,
-  id: string,
-): Promise<WebhookDeliveryRow | null> {
-  return db.webhookDelivery.findUnique({ where: { id } });
+export function findWebhookDelivery(db: Database, id: string): Promise<WebhookDeliveryRow | null> {
+  return prismaOf(db).webhookDelivery.findUnique({ where: { id } });
 }
 
 /** A due `pending` delivery claimed for one try until `leaseUntil`, or null. */
 export async function claimWebhookDelivery(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   now: Date,
   leaseUntil: Date,
 ): Promise<WebhookDeliveryRow | null> {
-  const rows = await db.webhookDelivery.updateManyAndReturn({
+  const rows = await prismaOf(db).webhookDelivery.updateManyAndReturn({
     where: { id, status: "pending", next_attempt_at: { lte: now } },
     data: { next_attempt_at: leaseUntil },
   });
@@ -80,13 +77,13 @@ export async function claimWebhookDelivery(
 
 /** Due `pending` deliveries among `ids`, claimed together until `leaseUntil` (one statement). */
 export function claimWebhookDeliveries(
-  db: PrismaClientOrTransaction,
+  db: Database,
   ids: readonly string[],
   now: Date,
   leaseUntil: Date,
 ): Promise<WebhookDeliveryRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.$queryRaw<WebhookDeliveryRow[]>(Prisma.sql`
+  return prismaOf(db).$queryRaw<WebhookDeliveryRow[]>(Prisma.sql`
     UPDATE webhook_deliveries SET next_attempt_at = ${leaseUntil}
      WHERE id = ANY(${[...ids]}::text[]) AND status = 'pending' AND next_attempt_at <= ${now}
     RETURNING ${DELIVERY_COLUMNS}`);
@@ -94,12 +91,12 @@ export function claimWebhookDeliveries(
 
 /** The deliveries among `ids` still pending under the claim that ends at `leaseUntil`. */
 export function findClaimedWebhookDeliveries(
-  db: PrismaClientOrTransaction,
+  db: Database,
   ids: readonly string[],
   leaseUntil: Date,
 ): Promise<WebhookDeliveryRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.$queryRaw<WebhookDeliveryRow[]>(Prisma.sql`
+  return prismaOf(db).$queryRaw<WebhookDeliveryRow[]>(Prisma.sql`
     SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
      WHERE id = ANY(${[...ids]}::text[]) AND status = 'pending' AND next_attempt_at = ${leaseUntil}`);
 }
@@ -109,14 +106,14 @@ export function findClaimedWebhookDeliveries(
  * Returns how many were still held.
  */
 export async function markWebhookDeliveriesSucceeded(
-  db: PrismaClientOrTransaction,
+  db: Database,
   ids: readonly string[],
   leaseUntil: Date,
   statusCode: number | null,
   now: Date,
 ): Promise<number> {
   if (ids.length === 0) return 0;
-  return db.$executeRaw(Prisma.sql`
+  return prismaOf(db).$executeRaw(Prisma.sql`
     UPDATE webhook_deliveries
        SET status = 'succeeded', attempts = attempts + 1, last_status_code = ${statusCode}::int,
            delivered_at = ${now}, next_attempt_at = NULL
@@ -136,12 +133,12 @@ function heldBy(claim: WebhookDeliveryClaim): Prisma.WebhookDeliveryWhereInput {
 
 /** The try was answered 2xx. False when the claim was lost. */
 export async function markWebhookDeliverySucceeded(
-  db: PrismaClientOrTransaction,
+  db: Database,
   claim: WebhookDeliveryClaim,
   statusCode: number | null,
   now: Date,
 ): Promise<boolean> {
-  const { count } = await db.webhookDelivery.updateMany({
+  const { count } = await prismaOf(db).webhookDelivery.updateMany({
     where: heldBy(claim),
     data: {
       status: "succeeded",
@@ -156,11 +153,11 @@ export async function markWebhookDeliverySucceeded(
 
 /** The try failed: the next try at `retryAt`, or `failed` when null. False when the claim was lost. */
 export async function recordWebhookDeliveryFailure(
-  db: PrismaClientOrTransaction,
+  db: Database,
   claim: WebhookDeliveryClaim,
   failure: { error: string; statusCode: number | null; retryAt: Date | null },
 ): Promise<boolean> {
-  const { count } = await db.webhookDelivery.updateMany({
+  const { count } = await prismaOf(db).webhookDelivery.updateMany({
     where: heldBy(claim),
     data: {
       attempts: { increment: 1 },
@@ -176,11 +173,11 @@ export async function recordWebhookDeliveryFailure(
 
 /** Gives a claim back untried, due at `at` (the endpoint is backing off). */
 export async function deferWebhookDelivery(
-  db: PrismaClientOrTransaction,
+  db: Database,
   claim: WebhookDeliveryClaim,
   at: Date,
 ): Promise<boolean> {
-  const { count } = await db.webhookDelivery.updateMany({
+  const { count } = await prismaOf(db).webhookDelivery.updateMany({
     where: heldBy(claim),
     data: { next_attempt_at: at },
   });
@@ -189,11 +186,11 @@ export async function deferWebhookDelivery(
 
 /** Ends a claimed delivery untried (its endpoint is disabled). */
 export async function abandonWebhookDelivery(
-  db: PrismaClientOrTransaction,
+  db: Database,
   claim: WebhookDeliveryClaim,
   error: string,
 ): Promise<boolean> {
-  const { count } = await db.webhookDelivery.updateMany({
+  const { count } = await prismaOf(db).webhookDelivery.updateMany({
     where: heldBy(claim),
     data: { status: "failed", last_error: error, next_attempt_at: null },
   });
@@ -202,11 +199,11 @@ export async function abandonWebhookDelivery(
 
 /** `pending` deliveries due before `dueBefore` (their job presumed lost), longest due first. */
 export function findDueWebhookDeliveries(
-  db: PrismaClientOrTransaction,
+  db: Database,
   dueBefore: Date,
   limit: number,
 ): Promise<{ id: string; next_attempt_at: Date | null }[]> {
-  return db.webhookDelivery.findMany({
+  return prismaOf(db).webhookDelivery.findMany({
     where: { status: "pending", next_attempt_at: { lte: dueBefore } },
     orderBy: { next_attempt_at: "asc" },
     take: limit,
@@ -216,12 +213,12 @@ export function findDueWebhookDeliveries(
 
 /** An operator's retry: `failed` → `pending`, no attempts, due now. Null unless it was `failed`. */
 export async function reopenFailedWebhookDelivery(
-  db: PrismaClientOrTransaction,
+  db: Database,
   endpointId: string,
   id: string,
   now: Date,
 ): Promise<WebhookDeliveryRow | null> {
-  const rows = await db.webhookDelivery.updateManyAndReturn({
+  const rows = await prismaOf(db).webhookDelivery.updateManyAndReturn({
     where: { id, endpoint_id: endpointId, status: "failed" },
     data: { status: "pending", attempts: 0, next_attempt_at: now },
   });
@@ -230,7 +227,7 @@ export async function reopenFailedWebhookDelivery(
 
 /** One endpoint's deliveries, newest first, optionally of one status. */
 export function findWebhookDeliveryPage(
-  db: PrismaClientOrTransaction,
+  db: Database,
   filter: { endpointId: string; status?: WebhookDeliveryStatus },
   window: PageWindow,
 ): Promise<WebhookDeliveryRow[]> {
@@ -240,5 +237,5 @@ export function findWebhookDeliveryPage(
     { endpoint_id: filter.endpointId },
   ];
   if (filter.status !== undefined) filters.push({ status: filter.status });
-  return db.webhookDelivery.findMany({ where: { AND: filters }, orderBy: q.orderBy, take: q.take });
+  return prismaOf(db).webhookDelivery.findMany({ where: { AND: filters }, orderBy: q.orderBy, take: q.take });
 }

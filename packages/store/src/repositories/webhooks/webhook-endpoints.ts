@@ -1,6 +1,6 @@
 import { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import { pageArgs, type PageWindow } from "../paging";
+import { prismaOf, type Database } from "../../transaction";
 
 // Webhook endpoints (docs/webhooks.md "Endpoints"): where backends hear about svc's changes. The
 // endpoint also carries the state of its receiver: `failing_since` (an unbroken run of failed
@@ -20,10 +20,10 @@ export interface NewWebhookEndpoint {
 }
 
 export async function insertWebhookEndpoint(
-  db: PrismaClientOrTransaction,
+  db: Database,
   endpoint: NewWebhookEndpoint,
 ): Promise<WebhookEndpointRow> {
-  return db.webhookEndpoint.create({
+  return prismaOf(db).webhookEndpoint.create({
     data: {
       id: endpoint.id,
       url: endpoint.url,
@@ -37,32 +37,26 @@ export async function insertWebhookEndpoint(
   });
 }
 
-export function findWebhookEndpoint(
-  db: PrismaClientOrTransaction,
-  id: string,
-): Promise<WebhookEndpointRow | null> {
-  return db.webhookEndpoint.findUnique({ where: { id } });
+export function findWebhookEndpoint(db: Database, id: string): Promise<WebhookEndpointRow | null> {
+  return prismaOf(db).webhookEndpoint.findUnique({ where: { id } });
 }
 
 /** The endpoints among `ids` (each send-webhooks job's first read; SQL over an array, as the deliveries' path). */
 export function findWebhookEndpointsByIds(
-  db: PrismaClientOrTransaction,
+  db: Database,
   ids: readonly string[],
 ): Promise<WebhookEndpointRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.$queryRaw<WebhookEndpointRow[]>(Prisma.sql`
+  return prismaOf(db).$queryRaw<WebhookEndpointRow[]>(Prisma.sql`
     SELECT id, url, events, description, enabled, secret_salt, previous_secret_salt, previous_secret_until,
            disabled_reason, failing_since, blocked_until, created_at, updated_at
       FROM webhook_endpoints WHERE id = ANY(${[...ids]}::text[])`);
 }
 
 /** Newest first. */
-export function findWebhookEndpointPage(
-  db: PrismaClientOrTransaction,
-  window: PageWindow,
-): Promise<WebhookEndpointRow[]> {
+export function findWebhookEndpointPage(db: Database, window: PageWindow): Promise<WebhookEndpointRow[]> {
   const q = pageArgs(window, "id");
-  return db.webhookEndpoint.findMany({
+  return prismaOf(db).webhookEndpoint.findMany({
     where: q.where as Prisma.WebhookEndpointWhereInput,
     orderBy: q.orderBy,
     take: q.take,
@@ -70,11 +64,9 @@ export function findWebhookEndpointPage(
 }
 
 /** What fan-out needs of every enabled endpoint (few rows: one per receiving backend). */
-export function findEnabledWebhookEndpoints(
-  db: PrismaClientOrTransaction,
-): Promise<{ id: string; events: string[] }[]> {
+export function findEnabledWebhookEndpoints(db: Database): Promise<{ id: string; events: string[] }[]> {
   // Every relay batch with a webhook event reads this: plain SQL, no query building.
-  return db.$queryRaw<{ id: string; events: string[] }[]>(
+  return prismaOf(db).$queryRaw<{ id: string; events: string[] }[]>(
     Prisma.sql`SELECT id, events FROM webhook_endpoints WHERE enabled`,
   );
 }
@@ -91,12 +83,12 @@ export interface WebhookEndpointPatch {
  * operator says it is back). Null when there is no such endpoint.
  */
 export async function updateWebhookEndpoint(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   patch: WebhookEndpointPatch,
   now: Date,
 ): Promise<WebhookEndpointRow | null> {
-  const rows = await db.webhookEndpoint.updateManyAndReturn({
+  const rows = await prismaOf(db).webhookEndpoint.updateManyAndReturn({
     where: { id },
     data: {
       ...patch,
@@ -109,20 +101,20 @@ export async function updateWebhookEndpoint(
 }
 
 /** Deletes the endpoint and its deliveries (pending ones are never sent). */
-export async function deleteWebhookEndpoint(db: PrismaClientOrTransaction, id: string): Promise<boolean> {
-  const { count } = await db.webhookEndpoint.deleteMany({ where: { id } });
+export async function deleteWebhookEndpoint(db: Database, id: string): Promise<boolean> {
+  const { count } = await prismaOf(db).webhookEndpoint.deleteMany({ where: { id } });
   return count === 1;
 }
 
 /** A new secret salt; the current one's secret keeps signing beside it until `previousUntil`. */
 export async function rotateWebhookSecret(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   secretSalt: string,
   previousUntil: Date,
   now: Date,
 ): Promise<WebhookEndpointRow | null> {
-  const rows = await db.$queryRaw<{ id: string }[]>`
+  const rows = await prismaOf(db).$queryRaw<{ id: string }[]>`
     UPDATE webhook_endpoints
        SET previous_secret_salt = secret_salt, previous_secret_until = ${previousUntil},
            secret_salt = ${secretSalt}, updated_at = ${now}
@@ -133,12 +125,12 @@ export async function rotateWebhookSecret(
 
 /** svc disables an enabled endpoint (`gone`, `failing`). False when it was not enabled. */
 export async function disableWebhookEndpoint(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   reason: string,
   now: Date,
 ): Promise<boolean> {
-  const { count } = await db.webhookEndpoint.updateMany({
+  const { count } = await prismaOf(db).webhookEndpoint.updateMany({
     where: { id, enabled: true },
     data: { enabled: false, disabled_reason: reason, blocked_until: null, updated_at: now },
   });
@@ -150,12 +142,12 @@ export async function disableWebhookEndpoint(
  * (null: a failure that says nothing about the receiver's health). Returns when the run started.
  */
 export async function recordWebhookEndpointFailure(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   now: Date,
   blockedUntil: Date | null,
 ): Promise<Date | null> {
-  const rows = await db.$queryRaw<{ failing_since: Date }[]>`
+  const rows = await prismaOf(db).$queryRaw<{ failing_since: Date }[]>`
     UPDATE webhook_endpoints
        SET failing_since = COALESCE(failing_since, ${now}),
            blocked_until = ${blockedUntil}
@@ -165,8 +157,8 @@ export async function recordWebhookEndpointFailure(
 }
 
 /** A try succeeded: the receiver is healthy (a no-op write is skipped). */
-export async function recordWebhookEndpointSuccess(db: PrismaClientOrTransaction, id: string): Promise<void> {
-  await db.webhookEndpoint.updateMany({
+export async function recordWebhookEndpointSuccess(db: Database, id: string): Promise<void> {
+  await prismaOf(db).webhookEndpoint.updateMany({
     where: { id, OR: [{ failing_since: { not: null } }, { blocked_until: { not: null } }] },
     data: { failing_since: null, blocked_until: null },
   });
@@ -177,12 +169,12 @@ export async function recordWebhookEndpointSuccess(db: PrismaClientOrTransaction
  * `leaseUntil`. False when another try holds it, or the endpoint's backoff has not run out.
  */
 export async function takeWebhookEndpointProbe(
-  db: PrismaClientOrTransaction,
+  db: Database,
   id: string,
   now: Date,
   leaseUntil: Date,
 ): Promise<boolean> {
-  const { count } = await db.webhookEndpoint.updateMany({
+  const { count } = await prismaOf(db).webhookEndpoint.updateMany({
     where: { id, OR: [{ blocked_until: null }, { blocked_until: { lte: now } }] },
     data: { blocked_until: leaseUntil },
   });

@@ -1,5 +1,5 @@
 import { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction, TransactionClient } from "../../transaction";
+import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // Personal data in webhook deliveries (docs/webhooks.md "Personal data"): a delivery's frozen body
 // is about one person when `recipient_id` is set. Erasure deletes those rows, except the
@@ -9,8 +9,8 @@ import type { PrismaClientOrTransaction, TransactionClient } from "../../transac
 export const ERASURE_WEBHOOK_TYPE = "recipient.erased";
 
 /** Deletes every delivery about the person (pending or finished, every endpoint) but `recipient.erased`. */
-export async function deleteWebhookDeliveriesOf(tx: TransactionClient, recipientId: string): Promise<number> {
-  const { count } = await tx.webhookDelivery.deleteMany({
+export async function deleteWebhookDeliveriesOf(tx: Transaction, recipientId: string): Promise<number> {
+  const { count } = await transactionOf(tx).webhookDelivery.deleteMany({
     where: { recipient_id: recipientId, type: { not: ERASURE_WEBHOOK_TYPE } },
   });
   return count;
@@ -18,11 +18,11 @@ export async function deleteWebhookDeliveriesOf(tx: TransactionClient, recipient
 
 /** Deletes up to `limit` finished (`succeeded`, `failed`) deliveries created before `before`. */
 export function deleteFinishedWebhookDeliveriesBefore(
-  db: PrismaClientOrTransaction,
+  db: Database,
   before: Date,
   limit: number,
 ): Promise<number> {
-  return db.$executeRaw(Prisma.sql`
+  return prismaOf(db).$executeRaw(Prisma.sql`
     DELETE FROM webhook_deliveries WHERE id IN (
       SELECT id FROM webhook_deliveries
        WHERE created_at < ${before} AND status IN ('succeeded', 'failed')

@@ -1,7 +1,7 @@
 import { Prisma } from "../../generated/prisma/client";
-import type { PrismaClientOrTransaction } from "../../transaction";
 import type { MessageRow } from "../../rows";
 import type { DeliveryAttemptRow, MessageWithAttempts } from "../messages/message-reads";
+import { prismaOf, type Database } from "../../transaction";
 
 // What the webhook fan-out reads to build bodies (docs/webhooks.md "The body"): two statements for
 // a batch's messages, the commonest subject, and their attempts, instead of one per event. Written
@@ -17,14 +17,14 @@ const MESSAGE_COLUMNS = Prisma.sql`id, status::text AS status, status_reason, re
   opened_at, clicked_at, converted_at, created_at, updated_at`;
 
 export async function findMessagesWithAttempts(
-  db: PrismaClientOrTransaction,
+  db: Database,
   ids: readonly string[],
 ): Promise<MessageWithAttempts[]> {
   if (ids.length === 0) return [];
   const [messages, attempts] = await Promise.all([
-    db.$queryRaw<MessageRow[]>(Prisma.sql`
+    prismaOf(db).$queryRaw<MessageRow[]>(Prisma.sql`
       SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id = ANY(${[...ids]}::text[])`),
-    db.$queryRaw<DeliveryAttemptRow[]>(Prisma.sql`
+    prismaOf(db).$queryRaw<DeliveryAttemptRow[]>(Prisma.sql`
       SELECT id, message_id, channel, provider, address, ok, retryable, error, at
         FROM delivery_attempts WHERE message_id = ANY(${[...ids]}::text[]) ORDER BY at, id`),
   ]);
@@ -35,11 +35,11 @@ export async function findMessagesWithAttempts(
 }
 
 /** Those of these recipient ids whose person still exists (not erased). */
-export async function findExistingRecipientIds(
-  db: PrismaClientOrTransaction,
-  ids: readonly string[],
-): Promise<Set<string>> {
+export async function findExistingRecipientIds(db: Database, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.recipient.findMany({ where: { id: { in: [...ids] } }, select: { id: true } });
+  const rows = await prismaOf(db).recipient.findMany({
+    where: { id: { in: [...ids] } },
+    select: { id: true },
+  });
   return new Set(rows.map((row) => row.id));
 }
