@@ -10,7 +10,7 @@ import { groupCommit } from "../shared/group-commit";
 import { readReferences, recipientIdOrRefusal, type SendReferences } from "./send-references";
 
 // Group commit for direct sends (docs/messages.md "Direct sends"): sends that arrive together are
-// checked and decided together: their references read in three statements, then one transaction
+// checked and decided together: their references read in one statement, then one transaction
 // that locks every person, reads their rows and writes the messages in a few statements for all
 // (compose/compose-batch.ts). Each send is still decided under its person's lock by the same
 // decision as a lone one. A batch holds one send per person, so what a send counts (caps,

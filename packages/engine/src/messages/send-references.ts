@@ -1,8 +1,6 @@
 import type { ValidationIssue } from "@svc/core";
 import {
-  findCategories,
-  findRecipientIds,
-  findTemplates,
+  findSendReferences,
   type CategoryRow,
   type Database,
   type TemplateRow,
@@ -11,7 +9,7 @@ import { validationError } from "../shared/validation";
 
 // What a direct send names must exist before any policy runs (docs/messages.md "Direct sends"):
 // the person, the template and the category; a missing one is 422 `not_found` at its field. Read
-// for several sends at once, in three statements.
+// for several sends at once, in one statement.
 
 export interface SendReferences {
   recipient: string;
@@ -31,12 +29,11 @@ export async function readReferences(
   sends: readonly SendReferences[],
 ): Promise<KnownReferences> {
   const unique = (values: string[]) => [...new Set(values)];
-  const [recipientIds, templates, categories] = await Promise.all([
-    findRecipientIds(db, unique(sends.map((s) => s.recipient))),
-    findTemplates(db, unique(sends.map((s) => s.template))),
-    findCategories(db, unique(sends.map((s) => s.category))),
-  ]);
-  return { recipientIds, templates, categories };
+  return findSendReferences(db, {
+    recipients: unique(sends.map((s) => s.recipient)),
+    templates: unique(sends.map((s) => s.template)),
+    categories: unique(sends.map((s) => s.category)),
+  });
 }
 
 /** The send's internal recipient id, or throws the 422 naming every missing reference. */

@@ -1,5 +1,6 @@
 import { Prisma } from "../../generated/prisma/client";
 import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
+import { insertFromJsonSql } from "../json-rows";
 
 // The outbox (docs/outbox.md): entries are written inside the transaction of the change they
 // report, and taken by the relay inside its own transaction, which deletes them as it fans them
@@ -27,14 +28,15 @@ export async function insertOutboxEntries(
   entries: readonly NewOutboxEntry[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  await transactionOf(tx).outboxEntry.createMany({
-    data: entries.map((entry) => ({
-      topic: entry.topic,
-      payload: entry.payload,
-      notify: entry.notify ?? null,
-    })),
-  });
+  // One JSON parameter, so the statement is the same whatever the count (nothing for Prisma to
+  // compile per call: every composed batch writes here). Ids follow the entries' order.
+  await transactionOf(tx).$executeRawUnsafe(
+    INSERT_OUTBOX_SQL,
+    JSON.stringify(entries.map((e) => ({ topic: e.topic, payload: e.payload, notify: e.notify ?? null }))),
+  );
 }
+
+const INSERT_OUTBOX_SQL = insertFromJsonSql("outbox", ["topic", "payload", "notify"], 1);
 
 /** An entry written once per row a bulk statement changed (see outboxPerRowSql). */
 export interface PerRowOutboxEntry {

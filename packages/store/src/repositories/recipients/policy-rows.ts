@@ -22,19 +22,6 @@ export async function findRecipientId(db: Database, externalId: string): Promise
   return row?.id ?? null;
 }
 
-/** Internal ids by external id, of the people among these external ids who exist. */
-export async function findRecipientIds(
-  db: Database,
-  externalIds: readonly string[],
-): Promise<Map<string, string>> {
-  if (externalIds.length === 0) return new Map();
-  const rows = await prismaOf(db).recipient.findMany({
-    where: { external_id: { in: [...externalIds] } },
-    select: { id: true, external_id: true },
-  });
-  return new Map(rows.map((row) => [row.external_id, row.id]));
-}
-
 /**
  * The people with these internal ids, with addresses, consents and their fatigue rows in these
  * categories, in one statement (a batch of direct sends, under the people's locks).
