@@ -67,18 +67,23 @@ export async function composeMessagesOfPeople(
     tx,
     counted.map((c) => c.query),
   );
-  for (const [i, { request, query }] of counted.entries()) {
-    const rows = rowsOf(request);
-    try {
-      const history = { query, rows: histories[i]! };
-      decided.set(request, {
-        ok: true,
-        rows,
-        decided: await decideMessage(tx, deps, request, rows, { duplicateOf: null, history }),
-      });
-    } catch (error) {
-      refused(request, error);
-    }
+  // The decisions run together (each is pure given its rows and history), so their renders go to
+  // the render thread as one trip (rendering/render-pool.ts); their order is kept.
+  const decisions = await Promise.all(
+    counted.map(({ request, query }, i) =>
+      decideMessage(tx, deps, request, rowsOf(request), {
+        duplicateOf: null,
+        history: { query, rows: histories[i]! },
+      }).then(
+        (message) => ({ ok: true as const, message }),
+        (error: unknown) => ({ ok: false as const, error }),
+      ),
+    ),
+  );
+  for (const [i, { request }] of counted.entries()) {
+    const decision = decisions[i]!;
+    if (decision.ok) decided.set(request, { ok: true, rows: rowsOf(request), decided: decision.message });
+    else refused(request, decision.error);
   }
   const toInsert = [...decided.values()].flatMap((d) => (d.ok ? [d.decided.row] : []));
   const stored = await insertComposedMessages(tx, toInsert);

@@ -7,25 +7,20 @@ import {
   type RenderTemplateResult,
 } from "@svc/core";
 
-// What one trip to a render thread does (docs/templates.md "Limits"): the renderings of one
-// message (a template for each of its channels, stopping at the first failure) or one digest
-// grouping key. Plain data in and out. To a render thread the task travels as JSON text
+// What a render task is (docs/templates.md "Limits"): the renderings of one message (a template
+// for each of its channels, stopping at the first failure) or one digest grouping key. Plain data
+// in and out; the tasks asked for in one turn of the event loop travel to a thread together. To a render thread the task travels as JSON text
 // (encodeRenderTask): a render context is JSON already (event data, a profile, ids and ISO times),
 // and writing it as text costs the sending event loop a fraction of what a structured clone of the
 // same object graph costs (a quarter, measured on 250,000 small arrays: docs/templates.md "Limits").
 
-export type RenderTask = (
+export type RenderTask =
   | { kind: "templates"; inputs: RenderTemplateInput[] }
-  | { kind: "grouping-key"; template: string | null; context: RenderContext }
-) & {
-  /** On a render thread: where the thread writes Date.now() as it starts (render-pool.ts). */
-  startedAt?: Float64Array;
-};
+  | { kind: "grouping-key"; template: string | null; context: RenderContext };
 
 export type RenderTaskResult = RenderTemplateResult[] | GroupingKeyResult;
 
 export function runRenderTask(task: RenderTask): RenderTaskResult {
-  if (task.startedAt) task.startedAt[0] = Date.now();
   if (task.kind === "grouping-key") return renderGroupingKey(task.template, task.context);
   const results: RenderTemplateResult[] = [];
   for (const input of task.inputs) {
@@ -36,10 +31,17 @@ export function runRenderTask(task: RenderTask): RenderTaskResult {
   return results;
 }
 
-/** A task as it crosses to a render thread: JSON text, each distinct context written once. */
+/**
+ * Tasks as they cross to a render thread together (render-pool.ts sends the tasks asked for in one
+ * turn of the event loop as one trip): JSON text, each distinct context of a message written once.
+ */
 export interface RenderWire {
   json: string;
-  startedAt?: Float64Array;
+  /**
+   * Where the thread writes, as it starts each task, Date.now() (index 0) and the task's position
+   * (index 1): the pool's clock for the hard limit runs per task from there.
+   */
+  progress?: Float64Array;
 }
 
 type WireTask =
@@ -50,11 +52,8 @@ type WireTask =
     }
   | { kind: "grouping-key"; template: string | null; context: RenderContext };
 
-export function encodeRenderTask(task: RenderTask): RenderWire {
-  if (task.kind === "grouping-key") {
-    const wire: WireTask = { kind: "grouping-key", template: task.template, context: task.context };
-    return { json: JSON.stringify(wire), startedAt: task.startedAt };
-  }
+function toWire(task: RenderTask): WireTask {
+  if (task.kind === "grouping-key") return task;
   // The channels of one message share one context: written once, not once per channel.
   const contexts: RenderContext[] = [];
   const inputs = task.inputs.map(({ context, ...input }) => {
@@ -62,16 +61,32 @@ export function encodeRenderTask(task: RenderTask): RenderWire {
     if (index < 0) index = contexts.push(context) - 1;
     return { ...input, context: index };
   });
-  const wire: WireTask = { kind: "templates", contexts, inputs };
-  return { json: JSON.stringify(wire), startedAt: task.startedAt };
+  return { kind: "templates", contexts, inputs };
 }
 
-export function decodeRenderTask(wire: RenderWire): RenderTask {
-  const task = JSON.parse(wire.json) as WireTask;
-  if (task.kind === "grouping-key") return { ...task, startedAt: wire.startedAt };
+function fromWire(task: WireTask): RenderTask {
+  if (task.kind === "grouping-key") return task;
   return {
     kind: "templates",
     inputs: task.inputs.map((input) => ({ ...input, context: task.contexts[input.context]! })),
-    startedAt: wire.startedAt,
   };
+}
+
+export function encodeRenderTasks(tasks: readonly RenderTask[], progress?: Float64Array): RenderWire {
+  return { json: JSON.stringify(tasks.map(toWire)), progress };
+}
+
+export function decodeRenderTasks(wire: RenderWire): RenderTask[] {
+  return (JSON.parse(wire.json) as WireTask[]).map(fromWire);
+}
+
+/** What a render thread does with a trip: each task in order, marking its start in `progress`. */
+export function runRenderWire(wire: RenderWire): RenderTaskResult[] {
+  return decodeRenderTasks(wire).map((task, index) => {
+    if (wire.progress) {
+      wire.progress[1] = index;
+      wire.progress[0] = Date.now();
+    }
+    return runRenderTask(task);
+  });
 }

@@ -2,7 +2,7 @@ import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { TemplateDefinition } from "@svc/core";
 import { RenderPool } from "../render-pool";
-import { decodeRenderTask, encodeRenderTask } from "../render-task";
+import { decodeRenderTasks, encodeRenderTasks } from "../render-task";
 
 const UNBUDGETED = path.join(__dirname, "unbudgeted-filter-worker.ts");
 
@@ -18,8 +18,8 @@ const input = (body: string, data: Record<string, unknown> = {}) => ({
   context: { data, recipient: { external_id: "ada" } },
 });
 
-describe("a task on its way to a thread", () => {
-  it("travels as JSON text holding each message's context once, and arrives whole", () => {
+describe("tasks on their way to a thread", () => {
+  it("travel as JSON text holding each message's context once, and arrive whole", () => {
     const context = { data: { rows: [[1], [2]], word: "x" }, recipient: { external_id: "ada" } };
     const task = {
       kind: "templates" as const,
@@ -28,15 +28,15 @@ describe("a task on its way to a thread", () => {
         { ...input("b"), channel: "sms", context },
       ],
     };
-    const wire = encodeRenderTask(task);
+    const key = { kind: "grouping-key" as const, template: "{{ data.k }}", context: { data: { k: 1 } } };
+    const wire = encodeRenderTasks([task, key]);
     expect(typeof wire.json).toBe("string");
     expect(wire.json.split('"rows"')).toHaveLength(2);
-    const decoded = decodeRenderTask(wire);
-    expect(decoded).toEqual({ ...task, startedAt: undefined });
-    if (decoded.kind !== "templates") throw new Error("kind");
+    const [decoded, decodedKey] = decodeRenderTasks(wire);
+    expect(decoded).toEqual(task);
+    if (decoded?.kind !== "templates") throw new Error("kind");
     expect(decoded.inputs[0]!.context).toBe(decoded.inputs[1]!.context);
-    const key = { kind: "grouping-key" as const, template: "{{ data.k }}", context: { data: { k: 1 } } };
-    expect(decodeRenderTask(encodeRenderTask(key))).toEqual({ ...key, startedAt: undefined });
+    expect(decodedKey).toEqual(key);
   });
 });
 
@@ -117,6 +117,45 @@ describe("RenderPool on a thread", () => {
     await expect(stuck).resolves.toMatchObject({ ok: false });
     const results = await behind;
     expect(results.map((r) => (r.ok ? r.content.body : r.detail))).toEqual(["n=1", "n=2", "n=3"]);
+  });
+
+  it("sends the renders asked for in one turn of the event loop as one trip", async () => {
+    const before = pool.trips;
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) => pool.renderTemplate(input("n={{ data.n }}", { n }))),
+    );
+    expect(results.map((r) => (r.ok ? r.content.body : r.detail))).toEqual([
+      "n=1",
+      "n=2",
+      "n=3",
+      "n=4",
+      "n=5",
+    ]);
+    expect(pool.trips - before).toBe(1);
+    // A render asked for after a turn has passed makes a trip of its own.
+    await pool.renderTemplate(input("alone"));
+    expect(pool.trips - before).toBe(2);
+  });
+
+  it("fails a stopped render alone: the others of its trip render, each with a full clock", async () => {
+    const before = pool.trips;
+    const started = performance.now();
+    const outcomes = await Promise.all([
+      pool.renderTemplate(input("first {{ data.n }}", { n: 1 })),
+      pool.renderTemplate(input("{{ data.x | spin }}", { x: 1 })),
+      pool.renderTemplate(input("{{ data.x | spin }}", { x: 2 })),
+      pool.renderTemplate(input("last {{ data.n }}", { n: 4 })),
+    ]);
+    expect(outcomes.map((r) => (r.ok ? r.content.body : r.detail))).toEqual([
+      "first 1",
+      "render limit exceeded: took longer than 1000 ms",
+      "render limit exceeded: took longer than 1000 ms",
+      "last 4",
+    ]);
+    // The trip of four, stopped at the first spin; then the other three alone: the second spin
+    // is stopped after its own 1,000 ms, not cut short by the first one's clock.
+    expect(pool.trips - before).toBe(4);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2_000);
   });
 });
 

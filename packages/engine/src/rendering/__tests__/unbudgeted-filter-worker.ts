@@ -4,7 +4,7 @@ import "@svc/jinja";
 // The template language's own (unexported) environment, the one its renders use: resolved to the
 // same file as @svc/jinja's.
 import { getEnvironment } from "../../../../jinja/src/environment";
-import { decodeRenderTask, runRenderTask, type RenderWire } from "../render-task";
+import { runRenderWire, type RenderWire } from "../render-task";
 
 for (const html of [false, true]) {
   getEnvironment(html).addFilter("spin", () => {
@@ -17,5 +17,5 @@ for (const html of [false, true]) {
 }
 
 export default function render(wire: RenderWire) {
-  return runRenderTask(decodeRenderTask(wire));
+  return runRenderWire(wire);
 }
