@@ -8,7 +8,7 @@ import {
   type TemplateRow,
   type Transaction,
 } from "@svc/store";
-import { emitWebhookEvents, messageStatusEmissions } from "../outbox/emit";
+import { messageStatusEmissions, webhookEntries } from "../outbox/emit";
 import { announceHeldItems, heldMessageNotice } from "../shared/review-notices";
 import { ComposeReferenceError } from "./compose-errors";
 import { decideMessage, historyQueryOfRequest, type DecidedMessage } from "./compose-message";
@@ -86,8 +86,12 @@ export async function composeMessagesOfPeople(
     else refused(request, decision.error);
   }
   const toInsert = [...decided.values()].flatMap((d) => (d.ok ? [d.decided.row] : []));
-  const stored = await insertComposedMessages(tx, toInsert);
-  await emitWebhookEvents(tx, messageStatusEmissions(stored, now));
+  // The messages and the webhook events that report them, in one statement.
+  const stored = await insertComposedMessages(
+    tx,
+    toInsert,
+    webhookEntries(messageStatusEmissions(toInsert, now)),
+  );
   const inserted = new Map(stored.map((row) => [row.id, row]));
   const outcomes: ComposeOutcome[] = [];
   for (const request of requests) {

@@ -2,6 +2,12 @@ import { Prisma } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
 import { isUniqueViolation } from "../../rows";
 import { insertFromJsonSql } from "../json-rows";
+import {
+  insertOutboxEntries,
+  outboxEntriesJson,
+  outboxInsertSql,
+  type NewOutboxEntry,
+} from "../outbox/outbox-entries";
 import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // What composition reads and writes about messages: the duplicate look-ups, the history that
@@ -136,16 +142,25 @@ export function insertMessage(tx: Transaction, row: MessageRow): Promise<Message
 export async function insertComposedMessages(
   tx: Transaction,
   rows: readonly MessageRow[],
+  /** Outbox entries that report these messages, written in the same statement. */
+  outbox: readonly NewOutboxEntry[] = [],
 ): Promise<MessageRow[]> {
-  if (rows.length === 0) return [];
+  if (rows.length === 0) {
+    await insertOutboxEntries(tx, outbox);
+    return [];
+  }
   if (rows.some((row) => row.idempotency_key))
     throw new Error("insertComposedMessages: a row carries an idempotency key");
   // Every column travels (composition builds whole rows), so the rows given are the rows stored,
   // as ingest writes its messages (events/event-writes.ts).
-  await transactionOf(tx).$executeRawUnsafe(
-    insertFromJsonSql("messages", Object.keys(rows[0]!), 1),
-    JSON.stringify(rows),
-  );
+  const messages = insertFromJsonSql("messages", Object.keys(rows[0]!), 1);
+  if (outbox.length === 0) await transactionOf(tx).$executeRawUnsafe(messages, JSON.stringify(rows));
+  else
+    await transactionOf(tx).$executeRawUnsafe(
+      `WITH composed AS (${messages}) ${outboxInsertSql(2)}`,
+      JSON.stringify(rows),
+      outboxEntriesJson(outbox),
+    );
   return [...rows];
 }
 

@@ -28,15 +28,24 @@ export async function insertOutboxEntries(
   entries: readonly NewOutboxEntry[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  // One JSON parameter, so the statement is the same whatever the count (nothing for Prisma to
-  // compile per call: every composed batch writes here). Ids follow the entries' order.
-  await transactionOf(tx).$executeRawUnsafe(
-    INSERT_OUTBOX_SQL,
-    JSON.stringify(entries.map((e) => ({ topic: e.topic, payload: e.payload, notify: e.notify ?? null }))),
-  );
+  await transactionOf(tx).$executeRawUnsafe(outboxInsertSql(1), outboxEntriesJson(entries));
 }
 
-const INSERT_OUTBOX_SQL = insertFromJsonSql("outbox", ["topic", "payload", "notify"], 1);
+/**
+ * The insert of entries that travel as one JSON parameter ($<param>, outboxEntriesJson): the
+ * statement is the same whatever the count (nothing for Prisma to compile per call), and it can
+ * ride in the statement of the change it reports (a composed group's messages). Ids follow the
+ * entries' order.
+ */
+export function outboxInsertSql(param: number): string {
+  return insertFromJsonSql("outbox", ["topic", "payload", "notify"], param);
+}
+
+export function outboxEntriesJson(entries: readonly NewOutboxEntry[]): string {
+  return JSON.stringify(
+    entries.map((e) => ({ topic: e.topic, payload: e.payload, notify: e.notify ?? null })),
+  );
+}
 
 /** An entry written once per row a bulk statement changed (see outboxPerRowSql). */
 export interface PerRowOutboxEntry {
