@@ -30,6 +30,8 @@
  *   the drain with the endpoint over the drain without, and when the last webhook arrived.
  * BENCH_PHASES picks phases (default burst,rates,shapes; add webhooks); BENCH_SHAPES picks shapes by words of
  * their names (e.g. stored,direct); BENCH_VERBOSE also prints the API's CPU per direct send;
+ * with the direct shape, BENCH_DIRECT_RATE (default 500) sends/s for BENCH_DIRECT_RATE_SECONDS (10)
+ * measure the response time, and issue 31's three targets are printed for the run;
  * BENCH_API_ARGS="--cpu-prof --cpu-prof-dir=<dir>" profiles the API; BENCH_ONLY=svc skips the chain;
  * BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>" profiles the svc workers.
  */
@@ -66,6 +68,9 @@ const RATES = (process.env.BENCH_RATES ?? "200,500,1000").split(",").filter(Bool
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 20);
 const WARM_UP_SECONDS = 3;
 const DIRECT_CLIENTS = Number(process.env.BENCH_DIRECT_CLIENTS ?? 16);
+// Direct sends at a fixed rate (issue 31's latency target): response time p50/p99, open loop.
+const DIRECT_RATE = Number(process.env.BENCH_DIRECT_RATE ?? 500);
+const DIRECT_RATE_SECONDS = Number(process.env.BENCH_DIRECT_RATE_SECONDS ?? 10);
 // Which phases run: burst (with paced and delivery only), rates (fixed-rate latency).
 const PHASES = new Set((process.env.BENCH_PHASES ?? "burst,rates,shapes").split(","));
 // Shapes: each a burst of this many messages, beside stored recipients on the console channel.
@@ -413,30 +418,70 @@ async function runShapes(
   return result;
 }
 
+/** API CPU per direct send of each burst POSTed while `measuring` (the unmeasured first pass is not). */
+const directCpu = { measuring: false, perSend: [] as number[] };
+
+async function postMessage({ url, key }: DirectSender, n: number): Promise<void> {
+  const response = await request(`${url}/v1/messages`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      recipient: `bench-${n % RECIPIENTS}`,
+      template: "bench",
+      category: "transactional",
+      channels: ["push"],
+      data: { order: n },
+    }),
+  });
+  const text = await response.body.text();
+  if (response.statusCode !== 202) throw new Error(`POST /v1/messages: ${response.statusCode} ${text}`);
+}
+
 /** POSTs `count` direct sends from DIRECT_CLIENTS concurrent clients. */
-async function postMessages({ url, key, pid }: DirectSender, count: number): Promise<void> {
-  const cpuBefore = cpuMs(pid);
+async function postMessages(direct: DirectSender, count: number): Promise<void> {
+  const cpuBefore = cpuMs(direct.pid);
   let next = 0;
   const client = async () => {
-    while (next < count) {
-      const n = next++;
-      const response = await request(`${url}/v1/messages`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          recipient: `bench-${n % RECIPIENTS}`,
-          template: "bench",
-          category: "transactional",
-          channels: ["push"],
-          data: { order: n },
-        }),
-      });
-      const text = await response.body.text();
-      if (response.statusCode !== 202) throw new Error(`POST /v1/messages: ${response.statusCode} ${text}`);
-    }
+    while (next < count) await postMessage(direct, next++);
   };
   await Promise.all(Array.from({ length: DIRECT_CLIENTS }, client));
-  console.log(`  direct sends: API process CPU ${((cpuMs(pid) - cpuBefore) / count).toFixed(2)} ms per send`);
+  const perSend = (cpuMs(direct.pid) - cpuBefore) / count;
+  if (directCpu.measuring) directCpu.perSend.push(perSend);
+  console.log(`  direct sends: API process CPU ${perSend.toFixed(2)} ms per send`);
+}
+
+interface DirectAtRate {
+  rate: number;
+  p50: number;
+  p99: number;
+  cpuPerSend: number;
+}
+
+/**
+ * Direct sends at `rate` per second for `seconds`, open loop (a send is due at its slot whether or
+ * not earlier ones answered), 10 slots' worth every 20 ms: the response time of each from its due
+ * time, so a stall is charged to every send it delays.
+ */
+async function postMessagesAtRate(
+  direct: DirectSender,
+  rate: number,
+  seconds: number,
+): Promise<DirectAtRate> {
+  const cpuBefore = cpuMs(direct.pid);
+  const total = Math.round(rate * seconds);
+  const start = performance.now();
+  const times: number[] = [];
+  const sends: Promise<void>[] = [];
+  for (let n = 0; n < total; n++) {
+    const due = start + (n * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 20) await sleep(wait);
+    sends.push(postMessage(direct, 1_000_000 + n).then(() => void times.push(performance.now() - due)));
+  }
+  await Promise.all(sends);
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+  return { rate, p50: at(0.5), p99: at(0.99), cpuPerSend: (cpuMs(direct.pid) - cpuBefore) / total };
 }
 
 /** svc at `rate` events/s for RATE_SECONDS: event `created_at` → `sent_at`. */
@@ -649,6 +694,7 @@ async function main() {
     svcRates: [] as Run[][],
     chainRates: [] as Run[][],
     webhooks: [] as WebhookRun[],
+    directAtRate: [] as DirectAtRate[],
   };
   try {
     await until(
@@ -700,6 +746,7 @@ async function main() {
       if (PHASES.has("shapes")) {
         // The first bursts after the workers (and the API) start run cold (JIT, pools): unmeasured.
         if (round === 0) await runShapes(svcPool, queues, direct);
+        directCpu.measuring = true;
         for (let repeat = 0; repeat < SHAPE_REPEATS; repeat++) {
           const shapes = await runShapes(svcPool, queues, direct);
           results.shapes.push(shapes);
@@ -707,6 +754,16 @@ async function main() {
             console.log(
               `round ${round + 1}.${repeat + 1} svc ${shape}: ${fmt(shapes[shape])} msg/s (uptime: ${loadAverage()})`,
             );
+        }
+        directCpu.measuring = false;
+        if (shapeRuns("direct sends (POST /v1/messages)") && DIRECT_RATE > 0) {
+          const since = new Date();
+          const atRate = await postMessagesAtRate(direct, DIRECT_RATE, DIRECT_RATE_SECONDS);
+          await drainRate(svcPool, since, Math.round(DIRECT_RATE * DIRECT_RATE_SECONDS), "direct at rate");
+          results.directAtRate.push(atRate);
+          console.log(
+            `round ${round + 1} svc direct sends at ${DIRECT_RATE}/s: response p50 ${fmt(atRate.p50, 1)} ms p99 ${fmt(atRate.p99, 1)} ms, API CPU ${atRate.cpuPerSend.toFixed(2)} ms per send (uptime: ${loadAverage()})`,
+          );
         }
       }
       const modes = process.env.BENCH_ONLY === "svc" ? [] : (["update", "noupdate"] as const);
@@ -821,6 +878,7 @@ work was cutting round trips):
     console.log(shapes);
     if (write) writeSection("delivery-shapes", shapes);
   }
+  if (directCpu.perSend.length > 0) console.log(directTargets(results.shapes, results.directAtRate));
   if (results.webhooks.length > 0) {
     const webhooks = webhooksTable(results.webhooks);
     console.log(webhooks);
@@ -831,6 +889,21 @@ work was cutting round trips):
     console.log(latency);
     if (write) writeSection("delivery-latency", latency);
   }
+}
+
+/** Issue 31's three targets for direct sends, from this run. */
+function directTargets(runs: Record<ShapeName, number>[], atRate: DirectAtRate[]): string {
+  const cpu = median(directCpu.perSend);
+  const ratio = median(runs.map((r) => r["direct sends (POST /v1/messages)"] / r["stored, console"]));
+  const p99 = atRate.length > 0 ? median(atRate.map((r) => r.p99)) : Number.NaN;
+  const p50 = atRate.length > 0 ? median(atRate.map((r) => r.p50)) : Number.NaN;
+  const rateCpu = atRate.length > 0 ? median(atRate.map((r) => r.cpuPerSend)) : Number.NaN;
+  const verdict = (ok: boolean) => (ok ? "met" : "not met");
+  return `
+Direct sends, this run (medians): API CPU ${cpu.toFixed(2)} ms per send in the bursts (target ≤ 0.35: ${verdict(cpu <= 0.35)});
+direct ${fmt(ratio, 2)} × stored with ${DIRECT_CLIENTS} clients (target ≥ 0.6: ${verdict(ratio >= 0.6)});
+at ${DIRECT_RATE} sends/s for ${DIRECT_RATE_SECONDS} s: response p50 ${fmt(p50, 1)} ms, p99 ${fmt(p99, 1)} ms (target ≤ 20: ${verdict(p99 <= 20)}), API CPU ${rateCpu.toFixed(2)} ms per send.
+`;
 }
 
 /** Each shape's drain rate beside stored recipients on the console channel and the chain, medians. */
