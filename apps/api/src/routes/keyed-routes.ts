@@ -8,7 +8,7 @@ import { pageQuery } from "../http/page-query";
 interface KeyedResource<View> {
   create(key: string, input: unknown, now: Date): Promise<View>;
   replace(key: string, input: unknown, now: Date): Promise<{ created: boolean; view: View }>;
-  update(key: string, input: unknown): Promise<View>;
+  update(key: string, input: unknown, now: Date): Promise<View>;
   get(key: string): Promise<View>;
   list(request: { limit?: number; cursor?: string }): Promise<unknown>;
   remove(key: string): Promise<void>;
@@ -47,7 +47,7 @@ export function keyedRoutes<View>(
   });
   router.patch(`${base}/:key`, async (req, res) => {
     const key = req.params.key as string;
-    res.json(await resource().update(key, bodyWithoutKey(req.body, key)));
+    res.json(await resource().update(key, bodyWithoutKey(req.body, key), now()));
   });
   router.delete(`${base}/:key`, async (req, res) => {
     await resource().remove(req.params.key as string);

@@ -67,10 +67,10 @@ export function keyedResource<Row extends { key: string; created_at: Date }, Inp
       return { created: !existing, view: await written(row) };
     },
 
-    async update(key: string, input: Input): Promise<View> {
+    async update(key: string, input: Input, now: Date): Promise<View> {
       const existing = await findVisible(key);
       const fields = await spec.toFields(input, false, existing);
-      return written(await rows.change(db, key, fields));
+      return written(await rows.change(db, key, fields, now));
     },
 
     async get(key: string): Promise<View> {

@@ -126,7 +126,7 @@ it("422 lists every problem at once (unknown category, bad period, unknown opera
 
   // PATCH checks the same way and leaves the row as it was.
   await agents().create("patch-check", { name: "P" }, T0);
-  const patch = await refusal(agents().update("patch-check", { categories: ["gone"] }));
+  const patch = await refusal(agents().update("patch-check", { categories: ["gone"] }, new Date()));
   expect(patch.errors?.map((e) => e.loc)).toEqual([["body", "categories", 0]]);
   expect((await agents().get("patch-check")).categories).toBeNull();
 });
@@ -161,7 +161,7 @@ it("PATCH changes only the given fields; an unknown key is 404", async () => {
     { name: "Patch", reviewers: ["ada"], frequency_caps: [{ period: "PT1H", limit: 2 }] },
     T0,
   );
-  const view = await agents().update("patch-bot", { enabled: false, approval: true });
+  const view = await agents().update("patch-bot", { enabled: false, approval: true }, new Date());
   expect(view).toMatchObject({
     name: "Patch",
     reviewers: ["ada"],
@@ -170,12 +170,12 @@ it("PATCH changes only the given fields; an unknown key is 404", async () => {
     approval: true,
   });
   // `approval: null` goes back to "never held" (SQL NULL, not JSON null).
-  await agents().update("patch-bot", { approval: null, frequency_caps: [] });
+  await agents().update("patch-bot", { approval: null, frequency_caps: [] }, new Date());
   const [row] = await db.prisma.$queryRaw<{ sql_null: boolean; caps: unknown; enabled: boolean }[]>`
     SELECT approval IS NULL AS sql_null, frequency_caps AS caps, enabled FROM agents WHERE key = 'patch-bot'`;
   expect(row).toEqual({ sql_null: true, caps: [], enabled: false });
 
-  const missing = await refusal(agents().update("no-such-bot", { enabled: true }));
+  const missing = await refusal(agents().update("no-such-bot", { enabled: true }, new Date()));
   expect({ code: missing.code, status: missing.status }).toEqual({ code: "not_found", status: 404 });
 });
 
@@ -191,7 +191,7 @@ it("DELETE is soft: 404 on reads and PATCH, gone from lists, the row kept with d
     return [e.code, e.status];
   };
   expect(await codes(agents().get("gone-bot"))).toEqual(["not_found", 404]);
-  expect(await codes(agents().update("gone-bot", { name: "x" }))).toEqual(["not_found", 404]);
+  expect(await codes(agents().update("gone-bot", { name: "x" }, new Date()))).toEqual(["not_found", 404]);
   expect(await codes(agents().remove("gone-bot"))).toEqual(["not_found", 404]);
   expect(await codes(agents().create("gone-bot", { name: "x" }, T0))).toEqual(["conflict", 409]);
   expect(await codes(agents().replace("gone-bot", { name: "x" }, T0))).toEqual(["conflict", 409]);

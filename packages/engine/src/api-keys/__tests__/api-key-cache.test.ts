@@ -106,7 +106,7 @@ it("disabling or deleting the key's agent here refuses its keys on the next requ
   await agentsResource({ prisma: db.prisma, now }).create("cached-bot", { name: "Bot" }, realNow);
   const { key } = await newKey(["events:write"], "cached-bot");
   expect((await authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).agentKey).toBe("cached-bot");
-  await agents().update("cached-bot", { enabled: false } as never);
+  await agents().update("cached-bot", { enabled: false } as never, new Date());
   await expect(authenticate({ prisma, now, apiKeyCache: keys }, bearer(key))).rejects.toMatchObject({
     status: 403,
     detail: "agent 'cached-bot' is disabled",

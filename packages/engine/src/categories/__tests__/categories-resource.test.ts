@@ -150,31 +150,39 @@ it("POST of a taken key is 409; PUT replaces with defaults; PATCH changes only w
     },
   });
 
-  await categories().update("alerts", { fatigue: { after: 4, pause: 3600 }, description: "Changed" });
-  const patched = await categories().update("alerts", { allow_unsubscribe: false });
+  await categories().update(
+    "alerts",
+    { fatigue: { after: 4, pause: 3600 }, description: "Changed" },
+    new Date(),
+  );
+  const patched = await categories().update("alerts", { allow_unsubscribe: false }, new Date());
   expect(patched).toMatchObject({
     description: "Changed",
     respect_quiet_hours: false,
     allow_unsubscribe: false,
     fatigue: { after: 4, pause: "PT1H" },
   });
-  expect((await categories().update("alerts", { fatigue: null })).fatigue).toBeNull();
+  expect((await categories().update("alerts", { fatigue: null }, new Date())).fatigue).toBeNull();
 
-  const missing = await refusal(categories().update("no-such", { marketing: true }));
+  const missing = await refusal(categories().update("no-such", { marketing: true }, new Date()));
   expect({ code: missing.code, status: missing.status }).toEqual({ code: "not_found", status: 404 });
 });
 
 it("a built-in can be changed but not deleted (409); it stays built-in", async () => {
-  const changed = await categories().update("transactional", {
-    frequency_caps: [{ period: "PT1M", limit: 10 }],
-  });
+  const changed = await categories().update(
+    "transactional",
+    {
+      frequency_caps: [{ period: "PT1M", limit: 10 }],
+    },
+    new Date(),
+  );
   expect(changed).toMatchObject({ frequency_caps: [{ period: "PT1M", limit: 10 }], builtin: true });
   for (const key of ["transactional", "marketing"]) {
     const error = await refusal(categories().remove(key));
     expect({ code: error.code, status: error.status }).toEqual({ code: "conflict", status: 409 });
   }
   expect(await db.prisma.category.count({ where: { builtin: true } })).toBe(2);
-  await categories().update("transactional", { frequency_caps: [] });
+  await categories().update("transactional", { frequency_caps: [] }, new Date());
 });
 
 it("DELETE of another category removes the row for good; its key can be created again", async () => {

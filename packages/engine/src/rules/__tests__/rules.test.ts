@@ -181,7 +181,11 @@ test("PUT replaces (fields left out back to their defaults) or creates; PATCH ch
     rollout_percent: 100,
     created_at: NOW.toISOString(), // replacing keeps the creation time
   });
-  const patched = await resource().update("vip", { importance: "high", delay: null, stop_processing: true });
+  const patched = await resource().update(
+    "vip",
+    { importance: "high", delay: null, stop_processing: true },
+    NOW,
+  );
   expect(patched).toMatchObject({
     name: "VIP only",
     event: "order.shipped",
@@ -194,7 +198,7 @@ test("PUT replaces (fields left out back to their defaults) or creates; PATCH ch
     stop_processing: true,
     channels: ["push", "email"],
   });
-  expect(await refusal(resource().update("nope", { enabled: false }))).toMatchObject({
+  expect(await refusal(resource().update("nope", { enabled: false }, NOW))).toMatchObject({
     code: "not_found",
     status: 404,
   });
@@ -247,9 +251,9 @@ describe("digests of a rule", () => {
     const sent = await digest("dig-off", "sent", "b");
     const other = await digest("dig-other", "open", "a");
     clock = new Date(NOW.getTime() + 60_000);
-    await resource().update("dig-off", { name: "renamed" }); // still enabled: nothing happens
+    await resource().update("dig-off", { name: "renamed" }, NOW); // still enabled: nothing happens
     expect((await statusOf(open.id)).status).toBe("open");
-    await resource().update("dig-off", { enabled: false });
+    await resource().update("dig-off", { enabled: false }, NOW);
     expect(await statusOf(open.id)).toEqual({
       status: "cancelled",
       status_reason: "rule disabled",

@@ -151,12 +151,12 @@ describe("templatesResource", () => {
       },
       NOW,
     );
-    const patched = await templates().update("patched", { default_locale: "de" });
+    const patched = await templates().update("patched", { default_locale: "de" }, NOW);
     expect(patched).toMatchObject({ default_locale: "de", ai_attributes: ["order_id"] });
     expect(Object.keys(patched.locales).sort()).toEqual(["de", "en"]); // jsonb keeps its own key order
     // The stored default (de) is no locale of the new locales: refused, nothing changed.
     const error = await refusal(
-      templates().update("patched", { locales: { en: { title: "T", body: "B" } } }),
+      templates().update("patched", { locales: { en: { title: "T", body: "B" } } }, NOW),
     );
     expect(error.code).toBe("validation");
     expect((await templates().get("patched")).default_locale).toBe("de");
@@ -176,7 +176,7 @@ describe("templatesResource", () => {
     await templates().remove("patched");
     for (const gone of [
       () => templates().get("patched"),
-      () => templates().update("patched", {}),
+      () => templates().update("patched", {}, NOW),
       () => templates().remove("patched"),
     ])
       expect(await refusal(gone())).toMatchObject({ code: "not_found", status: 404 });

@@ -15,8 +15,8 @@ export interface KeyedRows<Row, Fields> {
   insert(db: Database, key: string, fields: Fields, now: Date): Promise<Row>;
   /** The row with these fields: inserted (created now) or replaced. */
   save(db: Database, key: string, fields: Fields, now: Date): Promise<Row>;
-  /** Changes the given fields of an existing row. */
-  change(db: Database, key: string, fields: Fields): Promise<Row>;
+  /** Changes the given fields of an existing row (updated at `now`). */
+  change(db: Database, key: string, fields: Fields, now: Date): Promise<Row>;
   /** Deletes the row for good. */
   purge(db: Database, key: string): Promise<void>;
 }
@@ -60,16 +60,17 @@ export function keyedRows<Row, Fields extends object>(options: {
       return table(db).findMany({ where: { ...q.where, ...visible }, orderBy: q.orderBy, take: q.take });
     },
     insert: (db, key, fields, now) =>
-      table(db).create({ data: write({ ...columns(fields), key, created_at: now }) }),
+      table(db).create({ data: write({ ...columns(fields), key, created_at: now, updated_at: now }) }),
     save(db, key, fields, now) {
       const data = columns(fields);
       return table(db).upsert({
         where: { key },
-        create: write({ ...data, key, created_at: now }),
-        update: write(data),
+        create: write({ ...data, key, created_at: now, updated_at: now }),
+        update: write({ ...data, updated_at: now }),
       });
     },
-    change: (db, key, fields) => table(db).update({ where: { key }, data: write(columns(fields)) }),
+    change: (db, key, fields, now) =>
+      table(db).update({ where: { key }, data: write({ ...columns(fields), updated_at: now }) }),
     async purge(db, key) {
       await table(db).delete({ where: { key } });
     },
