@@ -94,6 +94,11 @@ export function pgPoolOf(client: PrismaClient): Pool {
   return poolOf(client).pool;
 }
 
+/** The pool and its mode behind a client made by `createPrisma`, if it was. */
+export function poolEntryOf(db: RootDatabase): { pool: Pool; poolMode: PoolMode } | undefined {
+  return pools.get(rootOf(db));
+}
+
 function poolOf(client: PrismaClient): { pool: Pool; poolMode: PoolMode } {
   const entry = pools.get(client);
   if (!entry) throw new Error("pgPoolOf: this PrismaClient was not made by createPrisma");

@@ -9,6 +9,7 @@ export {
   isTransactionClient,
   isRetryableTransactionError,
 } from "./transaction";
+export { sqlTransaction, type SqlTransactionOptions } from "./sql-transaction";
 // What code outside the store holds: opaque handles (transaction.ts). The Prisma client types stay
 // exported for the store's own tests and for the processes that create and close the client.
 export type { Database, RootDatabase, Transaction, TransactionOptions } from "./transaction";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { transactionOf, type Transaction, isTransactionClient } from "./transaction";
+import { sqlOf, transactionOf, type Transaction, isTransactionClient } from "./transaction";
 
 /**
  * Each kind of lock gets its own 16-bit tag in the top of the 64-bit key, so kinds never collide with
@@ -61,8 +61,10 @@ async function advisoryXactLocks(
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
     .map(String);
   if (sorted.length === 0) return;
-  await transactionOf(tx)
-    .$executeRaw`SELECT pg_advisory_xact_lock(k) FROM (SELECT unnest(${sorted}::text[])::bigint AS k ORDER BY 1) AS ordered`;
+  await sqlOf(tx).execute(
+    "SELECT pg_advisory_xact_lock(k) FROM (SELECT unnest($1::text[])::bigint AS k ORDER BY 1) AS ordered",
+    [sorted],
+  );
 }
 
 /**

@@ -21,6 +21,7 @@ export type Transaction = object & { readonly [handle]?: "transaction" };
 
 /** The Prisma client behind a handle (the store's own code only). */
 export function prismaOf(db: Database): PrismaClientOrTransaction {
+  if (db instanceof PgTransaction) throw new PgTransactionMisuse();
   return db as PrismaClientOrTransaction;
 }
 
@@ -31,7 +32,43 @@ export function rootOf(db: RootDatabase): PrismaClient {
 
 /** The Prisma transaction client behind a handle (the store's own code only). */
 export function transactionOf(tx: Transaction): TransactionClient {
+  if (tx instanceof PgTransaction) throw new PgTransactionMisuse();
   return tx as TransactionClient;
+}
+
+/** Raw statements under a transaction, whichever kind it is (`sqlOf`). */
+export interface Sql {
+  /** The rows of a statement; `$1`… are `values`. */
+  query<R>(text: string, values: readonly unknown[]): Promise<R[]>;
+  /** A statement's count of rows changed. */
+  execute(text: string, values: readonly unknown[]): Promise<number>;
+}
+
+/**
+ * A transaction on a connection of the pool itself, without Prisma (sql-transaction.ts): the hot
+ * path of direct sends. Only functions that reach it through `sqlOf` may run in it; anything that
+ * reaches for Prisma's client fails at once (PgTransactionMisuse), never half-done.
+ */
+export class PgTransaction {
+  constructor(readonly sql: Sql) {}
+}
+
+/** A Prisma call was attempted under a PgTransaction: the caller runs the work in a Prisma one instead. */
+export class PgTransactionMisuse extends Error {
+  constructor() {
+    super("this statement needs a Prisma transaction; it ran under a pg transaction (sqlTransaction)");
+    this.name = "PgTransactionMisuse";
+  }
+}
+
+/** Raw statements under `db`: on the pool's connection for a PgTransaction, else through Prisma. */
+export function sqlOf(db: Database): Sql {
+  if (db instanceof PgTransaction) return db.sql;
+  const prisma = db as PrismaClientOrTransaction;
+  return {
+    query: <R>(text: string, values: readonly unknown[]) => prisma.$queryRawUnsafe<R[]>(text, ...values),
+    execute: (text, values) => prisma.$executeRawUnsafe(text, ...values),
+  };
 }
 
 export interface TransactionOptions {
@@ -71,6 +108,7 @@ export async function $transaction<R>(
   fn: (tx: Transaction) => Promise<R>,
   options: TransactionOptions = {},
 ): Promise<R> {
+  if (handle instanceof PgTransaction) return fn(handle);
   const db = prismaOf(handle);
   if (!isRootClient(db)) return fn(db);
   const { maxRetries = 3, onRetry, ...prismaOptions } = options;

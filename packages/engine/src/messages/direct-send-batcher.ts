@@ -1,5 +1,5 @@
 import type { Queues } from "@svc/queue";
-import { $transaction, lockRecipient, lockRecipients } from "@svc/store";
+import { $transaction, lockRecipient, lockRecipients, sqlTransaction } from "@svc/store";
 import { assertAgentMayHold } from "../shared/pending-cap";
 import { composeMessagesOfPeople } from "../compose/compose-batch";
 import { composeMessage } from "../compose/compose-message";
@@ -104,7 +104,10 @@ async function decideBatch(deps: DirectSendDeps, batch: Waiting[], add: Add): Pr
     }
     if (now.length === 0) return;
     try {
-      const outcomes = await $transaction(
+      // On a connection of the pool, without Prisma (store's sql-transaction.ts): every statement
+      // of a batch is raw SQL. Anything that would need Prisma (none of a batch's usual work)
+      // fails the batch, which then runs each send alone below.
+      const outcomes = await sqlTransaction(
         deps.prisma,
         async (tx) => {
           await lockRecipients(tx, [...people]);
@@ -115,7 +118,7 @@ async function decideBatch(deps: DirectSendDeps, batch: Waiting[], add: Add): Pr
             known,
           );
         },
-        TRANSACTION,
+        { statementTimeoutMs: TRANSACTION.timeout },
       );
       const decided = outcomes.flatMap((o) => (o.ok ? [o.result] : []));
       const enqueued = await enqueueBatch(deps, decided);

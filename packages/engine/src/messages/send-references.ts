@@ -2,7 +2,7 @@ import type { ValidationIssue } from "@svc/core";
 import {
   findSendReferences,
   type CategoryRow,
-  type Database,
+  type RootDatabase,
   type TemplateRow,
 } from "@svc/store";
 import { validationError } from "../shared/validation";
@@ -25,7 +25,7 @@ export interface KnownReferences {
 }
 
 export async function readReferences(
-  db: Database,
+  db: RootDatabase,
   sends: readonly SendReferences[],
 ): Promise<KnownReferences> {
   const unique = (values: string[]) => [...new Set(values)];

@@ -1,5 +1,6 @@
 import type { AgentRow, CategoryRow, RuleRow, TemplateRow } from "../../rows";
-import { prismaOf, type Database } from "../../transaction";
+import { prismaOf, sqlOf, type Database, type RootDatabase } from "../../transaction";
+import { poolSqlOf } from "../../sql-transaction";
 import { revive } from "../json-rows";
 
 // What rule matching and composition read of the configuration: rules, templates, categories and
@@ -59,23 +60,19 @@ export interface SendReferenceRows {
  * where the API's CPU goes"). The rows are Prisma's row types, timestamps revived as Dates.
  */
 export async function findSendReferences(
-  db: Database,
+  root: RootDatabase,
   keys: { recipients: readonly string[]; templates: readonly string[]; categories: readonly string[] },
 ): Promise<SendReferenceRows> {
-  const [row] = await prismaOf(db).$queryRawUnsafe<
-    {
-      recipients: [string, string][];
-      templates: Record<string, unknown>[];
-      categories: Record<string, unknown>[];
-    }[]
-  >(
+  const [row] = await poolSqlOf(root).query<{
+    recipients: [string, string][];
+    templates: Record<string, unknown>[];
+    categories: Record<string, unknown>[];
+  }>(
     `SELECT (SELECT coalesce(json_agg(json_build_array(r.external_id, r.id)), '[]') FROM recipients r
               WHERE r.external_id = ANY($1::text[])) AS recipients,
             (SELECT coalesce(json_agg(t.*), '[]') FROM templates t WHERE t.key = ANY($2::text[])) AS templates,
             (SELECT coalesce(json_agg(c.*), '[]') FROM categories c WHERE c.key = ANY($3::text[])) AS categories`,
-    [...keys.recipients],
-    [...keys.templates],
-    [...keys.categories],
+    [[...keys.recipients], [...keys.templates], [...keys.categories]],
   );
   const dates = ["created_at", "updated_at"];
   return {
@@ -96,6 +93,7 @@ export function findAgentRow(db: Database, key: string): Promise<AgentRow | null
 
 /** Keys of the categories marked `marketing` (US texting caps count their texts). */
 export async function marketingCategoryKeys(db: Database): Promise<string[]> {
-  const rows = await prismaOf(db).category.findMany({ where: { marketing: true }, select: { key: true } });
+  // Raw (sqlOf): it runs in a batch of direct sends' transaction too.
+  const rows = await sqlOf(db).query<{ key: string }>("SELECT key FROM categories WHERE marketing", []);
   return rows.map((row) => row.key);
 }

@@ -1,14 +1,14 @@
 import { Prisma } from "../../generated/prisma/client";
 import type { MessageRow } from "../../rows";
 import { isUniqueViolation } from "../../rows";
-import { insertFromJsonSql } from "../json-rows";
+import { insertFromJsonSql, revive } from "../json-rows";
 import {
   insertOutboxEntries,
   outboxEntriesJson,
   outboxInsertSql,
   type NewOutboxEntry,
 } from "../outbox/outbox-entries";
-import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
+import { prismaOf, sqlOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // What composition reads and writes about messages: the duplicate look-ups, the history that
 // caps, cooldowns, budgets and texting caps count, and the decided row itself.
@@ -98,27 +98,24 @@ export function messageHistory(tx: Transaction, query: HistoryQuery): Promise<Hi
  * `statuses`, with its person, a superset of what each person's `messageHistory` selects (the
  * caller cuts each person's rows with the same selection, compose/policy-history.ts).
  */
-export function messageHistoryOfPeople(
+export async function messageHistoryOfPeople(
   tx: Transaction,
   read: { recipientIds: readonly string[]; since: Date; statuses: readonly MessageRow["status"][] },
 ): Promise<(HistoryRow & { recipient_id: string })[]> {
-  return transactionOf(tx).message.findMany({
-    where: {
-      recipient_id: { in: [...read.recipientIds] },
-      send_at: { gte: read.since },
-      status: { in: [...read.statuses] },
-    },
-    select: {
-      recipient_id: true,
-      send_at: true,
-      status: true,
-      category: true,
-      rule: true,
-      agent_key: true,
-      channels: true,
-    },
-  });
+  // Raw, as JSON (the same rows whichever kind of transaction runs it, sqlOf).
+  const [row] = await sqlOf(tx).query<{ rows: Record<string, unknown>[] }>(MESSAGE_HISTORY_OF_PEOPLE_SQL, [
+    [...read.recipientIds],
+    read.since.toISOString(),
+    [...read.statuses],
+  ]);
+  return row!.rows.map((r) => revive<HistoryRow & { recipient_id: string }>(r, ["send_at"]));
 }
+
+const MESSAGE_HISTORY_OF_PEOPLE_SQL = `SELECT coalesce(json_agg(json_build_object(
+    'recipient_id', recipient_id, 'send_at', send_at, 'status', status, 'category', category,
+    'rule', rule, 'agent_key', agent_key, 'channels', channels)), '[]') AS rows
+  FROM messages
+ WHERE recipient_id = ANY($1::text[]) AND send_at >= $2::timestamptz AND status::text = ANY($3::text[])`;
 
 const jsonOrDbNull = (value: Prisma.JsonValue) =>
   value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue);
@@ -154,13 +151,12 @@ export async function insertComposedMessages(
   // Every column travels (composition builds whole rows), so the rows given are the rows stored,
   // as ingest writes its messages (events/event-writes.ts).
   const messages = insertFromJsonSql("messages", Object.keys(rows[0]!), 1);
-  if (outbox.length === 0) await transactionOf(tx).$executeRawUnsafe(messages, JSON.stringify(rows));
+  if (outbox.length === 0) await sqlOf(tx).execute(messages, [JSON.stringify(rows)]);
   else
-    await transactionOf(tx).$executeRawUnsafe(
-      `WITH composed AS (${messages}) ${outboxInsertSql(2)}`,
+    await sqlOf(tx).execute(`WITH composed AS (${messages}) ${outboxInsertSql(2)}`, [
       JSON.stringify(rows),
       outboxEntriesJson(outbox),
-    );
+    ]);
   return [...rows];
 }
 

@@ -1,5 +1,5 @@
 import { Prisma } from "../../generated/prisma/client";
-import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
+import { prismaOf, sqlOf, transactionOf, type Database, type Transaction } from "../../transaction";
 import { insertFromJsonSql } from "../json-rows";
 
 // The outbox (docs/outbox.md): entries are written inside the transaction of the change they
@@ -28,7 +28,7 @@ export async function insertOutboxEntries(
   entries: readonly NewOutboxEntry[],
 ): Promise<void> {
   if (entries.length === 0) return;
-  await transactionOf(tx).$executeRawUnsafe(outboxInsertSql(1), outboxEntriesJson(entries));
+  await sqlOf(tx).execute(outboxInsertSql(1), [outboxEntriesJson(entries)]);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { AddressRow, ConsentRow, FatigueStateRow, RecipientRow } from "../../rows";
 import { reviveFatigue, reviveRecipient } from "../json-rows";
-import { prismaOf, transactionOf, type Database, type Transaction } from "../../transaction";
+import { prismaOf, sqlOf, transactionOf, type Database, type Transaction } from "../../transaction";
 
 // The person as composition sees them: the profile with addresses and recorded consents.
 
@@ -32,14 +32,12 @@ export async function loadRecipientsForCompose(
   categories: readonly string[],
 ): Promise<{ recipients: RecipientWithPolicyRows[]; fatigue: FatigueStateRow[] }> {
   if (ids.length === 0) return { recipients: [], fatigue: [] };
-  const rows = await transactionOf(tx).$queryRawUnsafe<
-    {
-      recipient: Record<string, unknown>;
-      addresses: Record<string, unknown>[];
-      consents: Record<string, unknown>[];
-      fatigue: Record<string, unknown>[];
-    }[]
-  >(
+  const rows = await sqlOf(tx).query<{
+    recipient: Record<string, unknown>;
+    addresses: Record<string, unknown>[];
+    consents: Record<string, unknown>[];
+    fatigue: Record<string, unknown>[];
+  }>(
     `SELECT row_to_json(r.*) AS recipient,
             (SELECT coalesce(json_agg(a.*), '[]') FROM addresses a WHERE a.recipient_id = r.id) AS addresses,
             (SELECT coalesce(json_agg(c.*), '[]') FROM consents c WHERE c.recipient_id = r.id) AS consents,
@@ -47,8 +45,7 @@ export async function loadRecipientsForCompose(
               WHERE f.recipient_id = r.id AND f.category = ANY($2::text[])) AS fatigue
        FROM recipients r
       WHERE r.id = ANY($1::text[])`,
-    [...ids],
-    [...categories],
+    [[...ids], [...categories]],
   );
   return {
     recipients: rows.map((row) => reviveRecipient(row.recipient, row.addresses, row.consents)),
