@@ -1,10 +1,5 @@
 import type { ValidationIssue } from "@svc/core";
-import {
-  findSendReferences,
-  type CategoryRow,
-  type RootDatabase,
-  type TemplateRow,
-} from "@svc/store";
+import { findSendReferences, type CategoryRow, type RootDatabase, type TemplateRow } from "@svc/store";
 import { validationError } from "../shared/validation";
 
 // What a direct send names must exist before any policy runs (docs/messages.md "Direct sends"):
