@@ -530,7 +530,10 @@ describe("sending", () => {
         { external_id: "p", source: "api", changes: {}, created_at: "x" },
       );
     await emitOne();
-    const ticking = setInterval(() => void emitOne().catch(() => undefined), 1_000);
+    // Every emit is awaited before the test ends: one still in flight would reach the next test's
+    // endpoints.
+    const inFlight: Promise<unknown>[] = [];
+    const ticking = setInterval(() => inFlight.push(emitOne().catch(() => undefined)), 1_000);
     const ep = await waitFor(
       async () => {
         const res = await h.as().get(`/v1/webhooks/${id}`).expect(200);
@@ -538,6 +541,8 @@ describe("sending", () => {
       },
       { timeoutMs: 40_000, what: "endpoint disabled" },
     ).finally(() => clearInterval(ticking));
+    await Promise.all(inFlight);
+    await settle();
     expect(ep).toMatchObject({
       enabled: false,
       disabled_reason: "failing",
@@ -560,15 +565,21 @@ describe("sending", () => {
       { kind: "recipient", id: "rcp_S" },
       { external_id: "p-16", source: "api", changes: {}, created_at: "x" },
     );
-    const [post] = await delivered(path, 1);
-    expect(pythonVerifies([res.body.secret, secret], [post!])).toEqual([
+    const post = await waitFor(
+      () => receiver.to(path).find((p) => p.body.data?.external_id === "p-16") ?? null,
+      { timeoutMs: 10_000, what: "the rotated endpoint's post" },
+    );
+    await settle();
+    expect(pythonVerifies([res.body.secret, secret], [post])).toEqual([
       { [res.body.secret]: true, [secret]: true },
     ]);
-    expect(String(post!.headers["svc-signature"]).match(/v1=/g)).toHaveLength(2);
+    expect(String(post.headers["svc-signature"]).match(/v1=/g)).toHaveLength(2);
     await h.as().post("/v1/webhooks/whk_01JD7Z5X3Q8M2V4N6R9T0W1Y2Z/rotate-secret").expect(404);
   });
 
   it("POST /test sends a webhook.test event to that endpoint alone", async () => {
+    // Earlier tests' events all fanned out first: `other` takes every type.
+    await settle();
     const { id, secret, path } = await endpoint(["message.sent"]);
     const other = await endpoint(["*"]);
     const res = await h.as().post(`/v1/webhooks/${id}/test`).expect(202);
