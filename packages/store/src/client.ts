@@ -1,5 +1,5 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { Client, Pool, type QueryResult, type QueryResultRow } from "pg";
+import { Client, Pool } from "pg";
 import { wrapConnectionFailure } from "./database-errors";
 import { prismaOf, rootOf, type Database, type RootDatabase } from "./transaction";
 import { PrismaClient } from "./generated/prisma/client";
@@ -105,26 +105,12 @@ function poolOf(client: PrismaClient): { pool: Pool; poolMode: PoolMode } {
   return entry;
 }
 
-/**
- * Runs one hot-path statement on the client's pool: as a named prepared statement (parsed once per
- * server connection) in `session` mode, unnamed behind a transaction-mode pooler, where the next
- * statement may land on a server connection that never saw the name.
- */
-export function queryOnPool<R extends QueryResultRow>(
-  client: PrismaClient,
-  statement: { name: string; text: string; values: unknown[] },
-): Promise<QueryResult<R>> {
-  const { pool, poolMode } = poolOf(client);
-  const { name, text, values } = statement;
-  return pool.query<R>(poolMode === "transaction" ? { text, values } : { name, text, values });
-}
-
-/** Resolves once the database answers a trivial query (readiness probes, svcctl's first use). */
 /** Closes the client's connections: a process's last step with the database. */
 export function closeDatabase(db: RootDatabase): Promise<void> {
   return rootOf(db).$disconnect();
 }
 
+/** Resolves once the database answers a trivial query (readiness probes, svcctl's first use). */
 export async function pingDatabase(client: Database): Promise<void> {
   await prismaOf(client).$queryRaw`SELECT 1`;
 }

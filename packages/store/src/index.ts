@@ -1,7 +1,7 @@
 // Prisma's generated client: PrismaClient, the Prisma namespace, model types and enums.
 export * from "./generated/prisma/client";
 
-export { createPrisma, closeDatabase, pgPoolOf, pingDatabase, queryOnPool, type PoolMode } from "./client";
+export { createPrisma, closeDatabase, pgPoolOf, pingDatabase, type PoolMode } from "./client";
 export type { CreatePrismaOptions } from "./client";
 export {
   $transaction,

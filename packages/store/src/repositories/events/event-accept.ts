@@ -1,7 +1,7 @@
-import { queryOnPool } from "../../client";
+import { poolSqlOf } from "../../sql-transaction";
 import { wrapConnectionFailure } from "../../database-errors";
 import type { EventWithOutcomes } from "./event-reads";
-import { rootOf, prismaOf, type Database, type RootDatabase } from "../../transaction";
+import { prismaOf, type Database, type RootDatabase } from "../../transaction";
 
 // The accept path's writes (docs/architecture.md "Hot paths"): a batch of accepted events in one
 // INSERT, and the idempotency look-ups around it.
@@ -27,7 +27,6 @@ export interface NewEvent {
 // It is sent by `pg` as a named prepared statement (parsed once per connection; unnamed behind a
 // transaction-mode pooler), not through Prisma: on the accept path this costs less than half the
 // CPU and a third less time per batch.
-const INSERT_EVENTS_STATEMENT = "svc_insert_events";
 export const INSERT_EVENTS_SQL = `
 INSERT INTO events (id, name, source, sender, agent_key, api_key_id, idempotency_key, request_hash,
   idempotency_expires_at, recipient_external_id, recipient_profile, data, status, created_at)
@@ -48,7 +47,7 @@ export async function insertAcceptedEvents(
   prisma: RootDatabase,
   rows: readonly NewEvent[],
 ): Promise<Set<string>> {
-  return insertReturningIds(prisma, INSERT_EVENTS_STATEMENT, INSERT_EVENTS_SQL, [JSON.stringify(rows)]);
+  return insertReturningIds(prisma, INSERT_EVENTS_SQL, [JSON.stringify(rows)]);
 }
 
 /** The event a sender stored under an idempotency key, with its outcomes. */
@@ -88,7 +87,6 @@ export function findEventsByIdempotencyKeys(
 // those travel once as parameters and each row carries only its own fields (about half the JSON
 // to build, send and parse). `json_to_recordset` reads the text as it goes, without first
 // building one jsonb value of the whole batch.
-const INSERT_EVENT_BATCH_STATEMENT = "svc_insert_event_batch";
 const INSERT_EVENT_BATCH_SQL = `
 INSERT INTO events (id, name, source, sender, agent_key, api_key_id, idempotency_key, request_hash,
   idempotency_expires_at, recipient_external_id, recipient_profile, data, status, created_at)
@@ -132,7 +130,7 @@ export async function insertAcceptedEventBatch(
       data: row.data,
     };
   });
-  return insertReturningIds(prisma, INSERT_EVENT_BATCH_STATEMENT, INSERT_EVENT_BATCH_SQL, [
+  return insertReturningIds(prisma, INSERT_EVENT_BATCH_SQL, [
     JSON.stringify(own),
     first.sender,
     first.agent_key,
@@ -142,16 +140,15 @@ export async function insertAcceptedEventBatch(
   ]);
 }
 
-/** Runs a named (prepared, where the pool mode allows) insert … RETURNING id on the pool; returns the ids stored. */
+/** Runs an insert … RETURNING id on the pool (prepared, where the pool mode allows); returns the ids stored. */
 async function insertReturningIds(
   prisma: RootDatabase,
-  name: string,
   text: string,
   values: unknown[],
 ): Promise<Set<string>> {
   try {
-    const inserted = await queryOnPool<{ id: string }>(rootOf(prisma), { name, text, values });
-    return new Set(inserted.rows.map((row) => row.id));
+    const inserted = await poolSqlOf(prisma).query<{ id: string }>(text, values);
+    return new Set(inserted.map((row) => row.id));
   } catch (error) {
     throw wrapConnectionFailure(error);
   }
