@@ -56,12 +56,21 @@ async function once<R>(
   statementTimeoutMs: number,
 ): Promise<R> {
   const client = await connecting;
-  // A connection whose transaction did not end cleanly goes out of the pool (release with the error).
+  // While checked out, a connection the server ends (restart, failover, pooler drop) emits 'error'
+  // with none of the pool's listeners attached: unheard, that would crash the process. The failure
+  // reaches the caller through the statement that meets the dead connection instead.
+  client.on("error", ignoreError);
+  const release = (error?: Error) => {
+    // A connection whose transaction did not end cleanly goes out of the pool (released with the
+    // error) and keeps the listener until it is closed.
+    if (!error) client.off("error", ignoreError);
+    client.release(error);
+  };
   try {
     // One round trip (the simple protocol takes both); the timeout ends with the transaction.
     await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.round(statementTimeoutMs))}`);
   } catch (error) {
-    client.release(error as Error);
+    release(error as Error);
     throw error;
   }
   let result: R;
@@ -69,20 +78,22 @@ async function once<R>(
     result = await fn(new PgTransaction(sqlOn(client, poolMode)));
   } catch (error) {
     await client.query("ROLLBACK").then(
-      () => client.release(),
-      (failed: Error) => client.release(failed),
+      () => release(),
+      (failed: Error) => release(failed),
     );
     throw error;
   }
   try {
     await client.query("COMMIT");
   } catch (error) {
-    client.release(error as Error);
+    release(error as Error);
     throw error;
   }
-  client.release();
+  release();
   return result;
 }
+
+function ignoreError(): void {}
 
 // Statement names by text: parsed once per server connection in `session` mode; behind a
 // transaction-mode pooler the next statement may reach a server connection that never saw the

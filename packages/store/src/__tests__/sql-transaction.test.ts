@@ -1,5 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@svc/testkit";
-import { createPrisma } from "../client";
+import { createPrisma, pgPoolOf } from "../client";
+import { classifyDatabaseError } from "../database-errors";
 import { lockRecipient, lockRecipients } from "../locks";
 import { findFatigueState, saveFatigueState } from "../repositories/recipients/fatigue-states";
 import { findRecipientWithPolicyRows } from "../repositories/recipients/policy-rows";
@@ -155,6 +156,52 @@ test("stops a statement at its timeout (a lock never given up) and rolls back", 
   await holder;
   expect(await rows()).toEqual([]);
 });
+
+test.each([
+  ["between two statements", false],
+  ["before the COMMIT", true],
+] as const)(
+  "a connection killed %s: rejected as unavailable, nothing written, the connection dropped, the next one works",
+  async (_when, atCommit) => {
+    const prisma = createPrisma({ databaseUrl: db.databaseUrl, poolMax: 2 });
+    const pool = pgPoolOf(prisma);
+    try {
+      let killed = 0;
+      const attempt = sqlTransaction(
+        prisma,
+        async (tx) => {
+          await sqlOf(tx).execute("INSERT INTO scratch VALUES (1, 1)", []);
+          const [{ pid }] = await sqlOf(tx).query<{ pid: number }>("SELECT pg_backend_pid() AS pid", []);
+          killed = pid;
+          // Another session ends this one, as a restart, failover or pooler drop would.
+          await db.prisma.$queryRawUnsafe("SELECT pg_terminate_backend($1)", pid);
+          if (!atCommit) await sqlOf(tx).execute("INSERT INTO scratch VALUES (2, 2)", []);
+        },
+        OPTIONS,
+      );
+      const error = await attempt.then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(classifyDatabaseError(error)?.kind).toBe("unavailable");
+      expect(await rows()).toEqual([]);
+      // The dead connection left the pool; the next transaction gets a live one.
+      const [{ pid }] = await sqlTransaction(
+        prisma,
+        async (tx) => {
+          await sqlOf(tx).execute("INSERT INTO scratch VALUES (3, 3)", []);
+          return sqlOf(tx).query<{ pid: number }>("SELECT pg_backend_pid() AS pid", []);
+        },
+        OPTIONS,
+      );
+      expect(pid).not.toBe(killed);
+      expect(await rows()).toEqual([[3, 3]]);
+      expect(pool.totalCount).toBeLessThanOrEqual(2);
+    } finally {
+      await prisma.$disconnect();
+    }
+  },
+);
 
 test("writes what the store's functions write under it as they write under Prisma", async () => {
   const state = {
