@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { Client } from "pg";
+import { withClient } from "./one-shot-client";
 import { compareShapes } from "./drift/compare";
 import { expectedShape, type DmmfDatamodel } from "./drift/expected";
 import { introspectShape } from "./drift/introspect";
@@ -21,14 +21,10 @@ export interface CheckDriftOptions {
  */
 export async function checkDrift(options: CheckDriftOptions): Promise<DriftResult> {
   const { datamodel, predicates } = await loadSchema(options.schemaPath);
-  const client = new Client({ connectionString: options.databaseUrl });
-  await client.connect();
-  try {
+  return withClient(options.databaseUrl, async (client) => {
     const differences = compareShapes(expectedShape(datamodel, predicates), await introspectShape(client));
     return { ok: differences.length === 0, differences };
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** The schema file read once: Prisma's DMMF, and the partial-index predicates the DMMF leaves out. */

@@ -171,10 +171,10 @@ test.each([
         prisma,
         async (tx) => {
           await sqlOf(tx).execute("INSERT INTO scratch VALUES (1, 1)", []);
-          const [{ pid }] = await sqlOf(tx).query<{ pid: number }>("SELECT pg_backend_pid() AS pid", []);
-          killed = pid;
+          const [own] = await sqlOf(tx).query<{ pid: number }>("SELECT pg_backend_pid() AS pid", []);
+          killed = own!.pid;
           // Another session ends this one, as a restart, failover or pooler drop would.
-          await db.prisma.$queryRawUnsafe("SELECT pg_terminate_backend($1)", pid);
+          await db.prisma.$queryRawUnsafe("SELECT pg_terminate_backend($1)", killed);
           if (!atCommit) await sqlOf(tx).execute("INSERT INTO scratch VALUES (2, 2)", []);
         },
         OPTIONS,
@@ -186,7 +186,7 @@ test.each([
       expect(classifyDatabaseError(error)?.kind).toBe("unavailable");
       expect(await rows()).toEqual([]);
       // The dead connection left the pool; the next transaction gets a live one.
-      const [{ pid }] = await sqlTransaction(
+      const [next] = await sqlTransaction(
         prisma,
         async (tx) => {
           await sqlOf(tx).execute("INSERT INTO scratch VALUES (3, 3)", []);
@@ -194,7 +194,7 @@ test.each([
         },
         OPTIONS,
       );
-      expect(pid).not.toBe(killed);
+      expect(next!.pid).not.toBe(killed);
       expect(await rows()).toEqual([[3, 3]]);
       expect(pool.totalCount).toBeLessThanOrEqual(2);
     } finally {

@@ -1,4 +1,4 @@
-import { Client } from "pg";
+import { withClient } from "../one-shot-client";
 
 /** Database named in a postgres URL (`postgresql://user@host:5432/<name>`). */
 export function databaseNameOf(databaseUrl: string): string {
@@ -25,29 +25,23 @@ const UNIQUE_VIOLATION = "23505";
 /** Creates the URL's database through the `postgres` maintenance database; returns true when it made it. */
 export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
   const name = databaseNameOf(databaseUrl);
-  const admin = new Client({ connectionString: withDatabaseName(databaseUrl, "postgres") });
-  await admin.connect();
-  try {
-    const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (found.rowCount) return false;
-    await admin.query(`CREATE DATABASE ${quoteIdentifier(name)}`);
-    return true;
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === DUPLICATE_DATABASE || code === UNIQUE_VIOLATION) return false;
-    throw error;
-  } finally {
-    await admin.end();
-  }
+  return withClient(withDatabaseName(databaseUrl, "postgres"), async (admin) => {
+    try {
+      const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+      if (found.rowCount) return false;
+      await admin.query(`CREATE DATABASE ${quoteIdentifier(name)}`);
+      return true;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === DUPLICATE_DATABASE || code === UNIQUE_VIOLATION) return false;
+      throw error;
+    }
+  });
 }
 
 /** Drops a database, closing other sessions on it (used by tests and svcctl, never by the service). */
 export async function dropDatabase(databaseUrl: string): Promise<void> {
-  const admin = new Client({ connectionString: withDatabaseName(databaseUrl, "postgres") });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(databaseNameOf(databaseUrl))} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
+  await withClient(withDatabaseName(databaseUrl, "postgres"), (admin) =>
+    admin.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(databaseNameOf(databaseUrl))} WITH (FORCE)`),
+  );
 }

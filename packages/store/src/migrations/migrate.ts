@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Client, type ClientBase } from "pg";
+import type { ClientBase } from "pg";
+import { withClient } from "../one-shot-client";
 import { databaseNameOf, ensureDatabase } from "./database-url";
 import { MigrationError } from "./migration-error";
 import { readMigrationFiles, type MigrationFile } from "./migration-files";
@@ -33,9 +34,7 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
     log("created database", { database: databaseNameOf(options.databaseUrl) });
   }
   const files = await readMigrationFiles(options.migrationsDir);
-  const client = new Client({ connectionString: options.databaseUrl });
-  await client.connect();
-  try {
+  return withClient(options.databaseUrl, async (client) => {
     await acquireMigrationLock(client, options.lockTimeoutMs ?? 60_000);
     try {
       await client.query(CREATE_MIGRATIONS_TABLE);
@@ -54,9 +53,7 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
     } finally {
       await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_ID})`);
     }
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 async function acquireMigrationLock(client: ClientBase, timeoutMs: number): Promise<void> {

@@ -1,4 +1,5 @@
-import { Client, type ClientBase } from "pg";
+import type { ClientBase } from "pg";
+import { withClient } from "../one-shot-client";
 import { readMigrationFiles } from "./migration-files";
 import { readMigrationRows } from "./migrations-table";
 
@@ -23,11 +24,5 @@ export async function pendingMigrations(options: PendingMigrationsOptions): Prom
 
 async function readRowsByUrl(databaseUrl: string | undefined) {
   if (!databaseUrl) throw new Error("pendingMigrations needs databaseUrl or db");
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return await readMigrationRows(client);
-  } finally {
-    await client.end();
-  }
+  return withClient(databaseUrl, (client) => readMigrationRows(client));
 }
