@@ -1,10 +1,10 @@
-import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "pg";
 import { PrismaClient as BarePrismaClient } from "../generated/prisma/client";
 import { createPrisma, pgPoolOf } from "../client";
 import { classifyDatabaseError } from "../database-errors";
 import { dropDatabase, scratchDatabaseUrl } from "./scratch";
+import { startCuttingProxy } from "./fixtures/cutting-proxy";
 import { ensureDatabase } from "../migrations";
 
 // The accept path sends its batch INSERT through the client's own pg pool (pgPoolOf): the pool
@@ -67,21 +67,8 @@ it("a connection that ends mid-statement, or cannot be made, is classified unava
   // A TCP proxy to Postgres whose sockets this test cuts while a statement runs: pg raises an
   // error with no code, which Prisma's adapter passes through unchanged (docs/operations.md
   // "Recovery guarantees": a 503, never a 500).
-  const target = new URL(databaseUrl);
-  const sockets = new Set<Socket>();
-  const proxy = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on("error", () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  const port = (proxy.address() as AddressInfo).port;
-  const viaProxy = new URL(databaseUrl);
-  viaProxy.host = `127.0.0.1:${port}`;
-  const prisma = createPrisma({ databaseUrl: viaProxy.toString(), poolMax: 1 });
+  const proxy = await startCuttingProxy(databaseUrl);
+  const prisma = createPrisma({ databaseUrl: proxy.url, poolMax: 1 });
   try {
     await prisma.$queryRaw`SELECT 1`;
     const running = prisma.$queryRaw`SELECT pg_sleep(5)`.then(
@@ -89,19 +76,18 @@ it("a connection that ends mid-statement, or cannot be made, is classified unava
       (error: unknown) => error,
     );
     await sleep(200);
-    for (const socket of sockets) socket.destroy();
+    proxy.cut();
     const cut = await running;
     expect(classifyDatabaseError(cut)).toMatchObject({ kind: "unavailable" });
     // Nothing listening any more: the next connect fails, and is classified the same.
-    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await proxy.close();
     const refused = await prisma.$queryRaw`SELECT 1`.then(
       () => null,
       (error: unknown) => error,
     );
     expect(classifyDatabaseError(refused)).toMatchObject({ kind: "unavailable" });
   } finally {
-    for (const socket of sockets) socket.destroy();
-    proxy.close();
+    await proxy.close();
     await prisma.$disconnect();
   }
 });
